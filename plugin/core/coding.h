@@ -1,0 +1,60 @@
+// Little-endian fixed-width encoding and unaligned loads.
+//
+// Every multi-byte integer sstfilter writes to disk goes through these
+// helpers, so the format is the same on every host whatever its byte order.
+// Loads use memcpy: filter contents handed to us by an engine carry no
+// alignment guarantee.
+
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace sstfilter {
+
+inline uint32_t DecodeFixed32(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return static_cast<uint32_t>(b[0]) | (static_cast<uint32_t>(b[1]) << 8) |
+         (static_cast<uint32_t>(b[2]) << 16) |
+         (static_cast<uint32_t>(b[3]) << 24);
+}
+
+inline uint64_t DecodeFixed64(const char* p) {
+  return static_cast<uint64_t>(DecodeFixed32(p)) |
+         (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
+}
+
+inline void PutFixed32(std::string* dst, uint32_t v) {
+  char buf[4];
+  for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(v >> (8 * i));
+  dst->append(buf, sizeof(buf));
+}
+
+inline void PutFixed64(std::string* dst, uint64_t v) {
+  PutFixed32(dst, static_cast<uint32_t>(v));
+  PutFixed32(dst, static_cast<uint32_t>(v >> 32));
+}
+
+// Reads `width` (1..57) bits starting at bit `pos` of `base`, where bit i is
+// bit (i % 8) of byte (i / 8): the little-endian bit order that makes a
+// packed array independent of the host. Reads 8 bytes from byte pos / 8, so
+// the caller guarantees that many bytes are addressable.
+inline uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
+  uint64_t word = DecodeFixed64(base + (pos >> 3));
+  return (word >> (pos & 7)) & ((uint64_t{1} << width) - 1);
+}
+
+// Writes the low `width` (1..57) bits of `value` at bit `pos`; the inverse
+// of LoadBits. Other bits are preserved. Touches 8 bytes from pos / 8.
+inline void StoreBits(char* base, uint64_t pos, unsigned width,
+                      uint64_t value) {
+  char* p = base + (pos >> 3);
+  unsigned shift = static_cast<unsigned>(pos & 7);
+  uint64_t mask = ((uint64_t{1} << width) - 1) << shift;
+  uint64_t word = DecodeFixed64(p);
+  word = (word & ~mask) | ((value << shift) & mask);
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(word >> (8 * i));
+}
+
+}  // namespace sstfilter

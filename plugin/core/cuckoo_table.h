@@ -1,0 +1,65 @@
+// Bucket codecs: how a cuckoo filter's buckets of four fingerprints are
+// packed into bits. They own no memory; the cuckoo filter logic (hashing,
+// alternate bucket, eviction, stash) in cuckoo_filter.h works on either.
+//
+// A fingerprint is an integer in [1, 2^f - 1]; 0 marks an empty slot.
+// Bucket b occupies bits [b * bucket_bits(), (b + 1) * bucket_bits()) of a
+// little-endian bit array (see LoadBits in coding.h). Readers and writers
+// touch up to 8 bytes past a bucket's last byte, so the array must be
+// followed by at least 8 addressable bytes (the trailer guarantees this).
+
+#pragma once
+
+#include <cstdint>
+
+namespace sstfilter {
+
+constexpr int kSlotsPerBucket = 4;
+constexpr int kMinFingerprintBits = 4;
+constexpr int kMaxFingerprintBits = 32;
+
+// Four f-bit fingerprints side by side: 4f bits per bucket.
+class PlainBucketCodec {
+ public:
+  explicit PlainBucketCodec(int fp_bits);
+
+  unsigned bucket_bits() const { return bucket_bits_; }
+  void Encode(const uint32_t slots[kSlotsPerBucket], char* base,
+              uint64_t bucket) const;
+  void Decode(const char* base, uint64_t bucket,
+              uint32_t slots[kSlotsPerBucket]) const;
+  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
+
+ private:
+  unsigned fp_bits_;
+  unsigned bucket_bits_;
+  uint64_t fp_mask_;
+};
+
+// Semi-sorted buckets (Fan et al., section 5.2): the four fingerprints are
+// sorted by their low 4 bits. A sorted multiset of four 4-bit values has
+// C(19, 4) = 3876 possibilities, so a 12-bit code replaces the 16 bits of
+// the four nibbles: 4f - 4 bits per bucket, one bit per entry saved.
+//
+//   bits [0, 12)                       nibble code (rank of the sorted
+//                                      nibble multiset)
+//   bits [12 + j(f-4), 12 + (j+1)(f-4)) high f-4 bits of slot j, j = 0..3
+class SemiSortedBucketCodec {
+ public:
+  explicit SemiSortedBucketCodec(int fp_bits);
+
+  unsigned bucket_bits() const { return bucket_bits_; }
+  // Sorts the slots (by low nibble, then high bits) before packing, so
+  // equal contents give equal bits whatever their order.
+  void Encode(const uint32_t slots[kSlotsPerBucket], char* base,
+              uint64_t bucket) const;
+  void Decode(const char* base, uint64_t bucket,
+              uint32_t slots[kSlotsPerBucket]) const;
+  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
+
+ private:
+  unsigned high_bits_;  // f - 4
+  unsigned bucket_bits_;
+};
+
+}  // namespace sstfilter

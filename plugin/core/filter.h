@@ -1,0 +1,105 @@
+// The interface every sstfilter filter offers to engine adapters and tools.
+//
+// Filters are built from 64-bit key hashes (see hash.h), never from keys, so
+// the core knows nothing of any engine. A builder is used as
+//
+//     (AddHash* Finish)*
+//
+// and starts empty again after each Finish. A reader answers MayMatch over
+// bytes it does not own.
+//
+// The one guarantee that matters: a hash that was added before Finish makes
+// MayMatch return true on the finished bytes. Everything doubtful (unknown
+// format, damage, truncation) is answered "may match", never "no".
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sstfilter {
+
+// Stored in the trailer's kind byte; values are part of the format.
+enum class FilterKind : uint8_t {
+  kBloom = 1,
+  kCuckoo = 2,            // plain bucket table
+  kCuckooSemiSorted = 3,  // semi-sorted bucket table
+};
+
+class FilterBuilder {
+ public:
+  FilterBuilder() = default;
+  FilterBuilder(const FilterBuilder&) = delete;
+  FilterBuilder& operator=(const FilterBuilder&) = delete;
+  virtual ~FilterBuilder() = default;
+
+  // Adds one key's hash. A hash equal to the one added just before it is
+  // ignored, so a run of identical keys costs one entry. Non-adjacent
+  // repeats are harmless: they never cause a false negative and cost at
+  // most their share of the sizing.
+  void AddHash(uint64_t hash) {
+    if (hashes_.empty() || hashes_.back() != hash) hashes_.push_back(hash);
+  }
+
+  // Hashes held since the last Finish, adjacent repeats removed.
+  size_t NumHashes() const { return hashes_.size(); }
+
+  // Appends the finished filter (payload then trailer) to *dst, whose
+  // earlier contents are left alone, and empties the builder. The same
+  // sequence of hashes always appends the same bytes.
+  void Finish(std::string* dst) {
+    BuildInto(hashes_, dst);
+    hashes_.clear();
+  }
+
+  // Size in bytes, trailer included, of a filter over `num_keys` distinct
+  // hashes. Exact for Bloom; for cuckoo exact unless placement needs a
+  // fallback, which is rare and grows the table by a few percent.
+  virtual size_t FilterSize(size_t num_keys) const = 0;
+
+  // The largest key count whose filter fits in `bytes`; 0 if none does.
+  size_t MaxKeysForSize(size_t bytes) const;
+
+ protected:
+  // Builds a filter over `hashes` (no adjacent repeats) and appends it.
+  virtual void BuildInto(const std::vector<uint64_t>& hashes,
+                         std::string* dst) const = 0;
+
+ private:
+  std::vector<uint64_t> hashes_;
+};
+
+// Answers membership queries over a finished filter. Holds pointers into the
+// filter bytes, which must outlive the reader and not change. Readers are
+// immutable after construction and safe to share across threads.
+class FilterReader {
+ public:
+  FilterReader() = default;
+  FilterReader(const FilterReader&) = delete;
+  FilterReader& operator=(const FilterReader&) = delete;
+  virtual ~FilterReader() = default;
+
+  // False only if `hash` was certainly not added.
+  virtual bool MayMatch(uint64_t hash) const = 0;
+
+  // results[i] = MayMatch(hashes[i]) for i < n. Implementations prefetch
+  // all the memory the batch will touch before probing any of it.
+  virtual void MayMatchBatch(size_t n, const uint64_t* hashes,
+                             bool* results) const;
+};
+
+// Parses `size` bytes at `data` once and returns a reader for them. Content
+// that is not an intact sstfilter filter of a known format version (wrong
+// marker, unknown kind, bad parameters, wrong length, checksum mismatch)
+// yields a reader that answers true for every hash. Never fails, never
+// reads outside [data, data + size).
+std::unique_ptr<FilterReader> NewFilterReader(const char* data, size_t size);
+
+// One query against filter bytes without keeping a reader: parses, checks
+// and probes. For engines (LevelDB) that hand over the bytes on every call.
+bool FilterMayMatch(const char* data, size_t size, uint64_t hash);
+
+}  // namespace sstfilter

@@ -1,0 +1,47 @@
+// Key hashing and content checksums.
+//
+// Filters persist, so hashing is fixed: XXH3-64 with constant seeds, the
+// same on every platform and in every process. Never std::hash, never a
+// per-process seed.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sstfilter {
+
+// The 64-bit hash every filter is built from. Stable forever for format
+// version 1: changing it changes which bits a key sets.
+uint64_t KeyHash(const char* data, size_t size);
+
+// Checksum stored in each filter's trailer: the low 32 bits of XXH3-64 with
+// a seed distinct from KeyHash's.
+uint32_t ContentChecksum(const char* data, size_t size);
+
+__extension__ typedef unsigned __int128 Uint128;  // GCC and Clang
+
+// Maps a uniformly distributed 64-bit value onto [0, range) without division
+// (Lemire's multiply-shift). Uses the high bits of `x`.
+inline uint64_t FastRange64(uint64_t x, uint64_t range) {
+  return static_cast<uint64_t>(
+      (static_cast<Uint128>(x) * range) >> 64);
+}
+
+// Same for 32-bit values; uses the high bits of `x`.
+inline uint32_t FastRange32(uint32_t x, uint32_t range) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(x) * range) >> 32);
+}
+
+// A cheap, invertible 64-bit mixer (the murmur3 finalizer) for deriving
+// further well-spread values from a hash or a fingerprint.
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,45 @@
+// The trailer ending every sstfilter filter; docs/format.md draws it.
+//
+//   +---------+-----------+-----------+-------------+--------------------+
+//   | kind u8 | param_a u8| param_b u8| 0xF0|version| checksum u32 (LE)  |
+//   +---------+-----------+-----------+-------------+--------------------+
+//     byte 0     byte 1      byte 2      byte 3       bytes 4..7
+//
+// The checksum covers the payload and trailer bytes 0..3, so any damage to
+// the filter is caught before a reader trusts it. The trailer is the only
+// thing a reader trusts, and it is checked once, when the reader is made.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "filter.h"
+
+namespace sstfilter {
+
+constexpr size_t kTrailerSize = 8;
+constexpr uint8_t kFormatVersion = 1;
+// High nibble of byte 3 marks an sstfilter trailer; low nibble is the
+// format version.
+constexpr uint8_t kMarkerNibble = 0xF0;
+
+struct Trailer {
+  FilterKind kind = FilterKind::kBloom;
+  uint8_t param_a = 0;  // Bloom: probes per key; cuckoo: fingerprint bits
+  uint8_t param_b = 0;  // Bloom: 0; cuckoo: stash entries
+};
+
+// Appends the trailer to *dst, with the checksum computed over
+// dst[payload_start, end) and the trailer's first four bytes.
+void AppendTrailer(const Trailer& trailer, size_t payload_start,
+                   std::string* dst);
+
+// Checks that [data, data + size) ends in an intact trailer of a known
+// version (marker, version, kind and checksum). On success fills *trailer
+// and *payload_size. Kind-specific parameters are checked by the kind.
+bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
+                  size_t* payload_size);
+
+}  // namespace sstfilter

@@ -1,0 +1,61 @@
+// Bloom-specific properties: probe choice, sizes, short lines.
+
+#include <gtest/gtest.h>
+
+#include "bloom.h"
+#include "filter.h"
+#include "hash.h"
+#include "test_util.h"
+
+namespace sstfilter {
+namespace {
+
+TEST(BloomTest, ProbesMinimiseTheExpectedFpr) {
+  for (double bpk = 1; bpk <= 100; bpk += 0.5) {
+    const int k = BloomProbes(bpk);
+    ASSERT_GE(k, 1);
+    ASSERT_LE(BloomExpectedFpr(bpk, k), BloomExpectedFpr(bpk, k + 1));
+    if (k > 1) {
+      ASSERT_LE(BloomExpectedFpr(bpk, k), BloomExpectedFpr(bpk, k - 1));
+    }
+  }
+  // The cache-local layout costs a little over the textbook (m/n) ln 2.
+  EXPECT_GE(BloomProbes(10), 5);
+  EXPECT_LE(BloomProbes(10), 7);
+}
+
+TEST(BloomTest, SizeIsWholeLinesOrOneShortLine) {
+  BloomBuilder builder(10);
+  EXPECT_EQ(builder.FilterSize(0), 8u);         // trailer only
+  EXPECT_EQ(builder.FilterSize(1), 2u + 8);     // 10 bits -> 2 bytes
+  EXPECT_EQ(builder.FilterSize(40), 50u + 8);   // 400 bits, short line
+  EXPECT_EQ(builder.FilterSize(52), 128u + 8);  // 520 bits -> 2 lines
+  EXPECT_EQ(builder.FilterSize(1000000), 19532u * 64 + 8);
+}
+
+TEST(BloomTest, ShortLineFiltersWork) {
+  for (size_t n = 1; n <= 50; ++n) {  // up to 500 bits: a short line
+    const auto keys = test::MakeKeys(n, n);
+    BloomBuilder builder(10);
+    for (const auto& k : keys) builder.AddHash(KeyHash(k.data(), k.size()));
+    std::string filter;
+    builder.Finish(&filter);
+    ASSERT_LT(filter.size(), 64u + 8);
+    for (const auto& k : keys) {
+      ASSERT_TRUE(FilterMayMatch(filter.data(), filter.size(), KeyHash(k.data(), k.size())));
+    }
+  }
+}
+
+TEST(BloomTest, EmptyFilterMatchesNothing) {
+  BloomBuilder builder(10);
+  std::string filter;
+  builder.Finish(&filter);
+  const auto reader = NewFilterReader(filter.data(), filter.size());
+  for (const auto& k : test::MakeKeys(1000, 3)) {
+    EXPECT_FALSE(reader->MayMatch(KeyHash(k.data(), k.size())));
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter

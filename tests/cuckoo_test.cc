@@ -1,0 +1,172 @@
+// Cuckoo-specific properties: addressing, bucket codecs, shape choice, and
+// the placement fallbacks (stash, larger table).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "cuckoo_filter.h"
+#include "cuckoo_hashing.h"
+#include "cuckoo_table.h"
+#include "filter.h"
+#include "test_util.h"
+
+namespace sstfilter {
+namespace {
+
+TEST(CuckooHashingTest, AltBucketIsAnInvolutionForAnyTableSize) {
+  uint64_t state = 1;
+  for (uint64_t buckets : {1ull, 2ull, 3ull, 7ull, 1000ull, 262143ull, 262144ull, 10000019ull}) {
+    for (int f : {4, 9, 16, 32}) {
+      CuckooHashing hashing(f, buckets);
+      for (int i = 0; i < 2000; ++i) {
+        const CuckooAddress a = hashing.Locate(test::SplitMix(&state));
+        ASSERT_LT(a.bucket, buckets);
+        ASSERT_GE(a.fp, 1u);
+        ASSERT_LE(a.fp, (uint64_t{1} << f) - 1);
+        const uint64_t alt = hashing.AltBucket(a.bucket, a.fp);
+        ASSERT_LT(alt, buckets);
+        ASSERT_EQ(hashing.AltBucket(alt, a.fp), a.bucket);
+      }
+    }
+  }
+}
+
+template <typename Codec>
+void CheckCodecRoundTrip(int f) {
+  Codec codec(f);
+  constexpr uint64_t kBuckets = 64;
+  std::string table((kBuckets * codec.bucket_bits() + 7) / 8 + 8, '\0');
+  std::vector<std::array<uint32_t, 4>> want(kBuckets);
+  uint64_t state = f;
+  const uint64_t max_fp = (uint64_t{1} << f) - 1;
+  for (uint64_t b = 0; b < kBuckets; ++b) {
+    for (auto& s : want[b]) {
+      // Mix empty slots and extreme values in.
+      const uint64_t r = test::SplitMix(&state);
+      s = r % 5 == 0 ? 0 : r % 7 == 0 ? static_cast<uint32_t>(max_fp)
+                                      : static_cast<uint32_t>(1 + r % max_fp);
+    }
+    codec.Encode(want[b].data(), &table[0], b);
+  }
+  for (uint64_t b = 0; b < kBuckets; ++b) {
+    std::array<uint32_t, 4> got;
+    codec.Decode(table.data(), b, got.data());
+    auto expect = want[b];
+    std::sort(expect.begin(), expect.end());
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, expect) << "f=" << f << " bucket " << b;
+    for (uint32_t fp : want[b]) {
+      if (fp != 0) {
+        ASSERT_TRUE(codec.Contains(table.data(), b, fp));
+      }
+    }
+  }
+}
+
+TEST(CuckooTableTest, PlainCodecRoundTrips) {
+  for (int f = kMinFingerprintBits; f <= kMaxFingerprintBits; ++f) {
+    CheckCodecRoundTrip<PlainBucketCodec>(f);
+  }
+}
+
+TEST(CuckooTableTest, SemiSortedCodecRoundTripsAndSavesOneBitPerEntry) {
+  for (int f = kMinFingerprintBits; f <= kMaxFingerprintBits; ++f) {
+    CheckCodecRoundTrip<SemiSortedBucketCodec>(f);
+    EXPECT_EQ(SemiSortedBucketCodec(f).bucket_bits() + 4, PlainBucketCodec(f).bucket_bits());
+  }
+}
+
+TEST(CuckooShapeTest, FitsTheBudgetAtAtMost95PercentLoad) {
+  for (size_t n : {20, 100, 1000, 65536, 1000000}) {
+    for (double bpk = 4; bpk <= 100; bpk += 0.75) {
+      for (auto v : {CuckooVariant::kAuto, CuckooVariant::kPlain, CuckooVariant::kSemiSorted}) {
+        if (v == CuckooVariant::kPlain && bpk < kMinPlainCuckooBitsPerKey) continue;
+        const CuckooShape s = ChooseCuckooShape(n, bpk, v);
+        const double bits = static_cast<double>(s.num_buckets) * CuckooBucketBits(s.kind, s.fp_bits);
+        const double load = static_cast<double>(n) / (4.0 * s.num_buckets);
+        ASSERT_LE(load, 0.95 + 1e-9) << n << " " << bpk;
+        if (n >= 1000 || bpk >= 8) {
+          ASSERT_LE(bits, n * bpk) << "n=" << n << " bpk=" << bpk;
+        }
+      }
+    }
+  }
+}
+
+TEST(CuckooShapeTest, AutoPicksSemiSortedWhereItBuysABit) {
+  // 12 bits/key: plain fits f = 11, semi-sorted f = 12 in the same space.
+  const CuckooShape s = ChooseCuckooShape(1000000, 12, CuckooVariant::kAuto);
+  EXPECT_EQ(s.kind, FilterKind::kCuckooSemiSorted);
+  EXPECT_EQ(s.fp_bits, 12);
+  EXPECT_LT(CuckooExpectedFpr(s, 1000000),
+            CuckooExpectedFpr(ChooseCuckooShape(1000000, 12, CuckooVariant::kPlain), 1000000));
+}
+
+// Distinct-fingerprint hashes whose both candidate buckets are bucket 0 of
+// a table of `buckets` buckets: no more than four of them fit in the table.
+std::vector<uint64_t> CollidingHashes(size_t count, const CuckooShape& shape) {
+  CuckooHashing hashing(shape.fp_bits, shape.num_buckets);
+  std::vector<uint64_t> out;
+  uint64_t state = 3;
+  while (out.size() < count) {
+    const uint64_t h = test::SplitMix(&state) & 0xffffffffULL;  // bucket 0
+    const CuckooAddress a = hashing.Locate(h);
+    if (a.bucket != 0 || hashing.AltBucket(0, a.fp) != 0) continue;
+    bool fresh = true;
+    for (uint64_t o : out) fresh &= hashing.Locate(o).fp != a.fp;
+    if (fresh) out.push_back(h);
+  }
+  return out;
+}
+
+TEST(CuckooPlacementTest, OverflowGoesToTheStash) {
+  // 7 keys at 10 bits/key: two buckets of semi-sorted f = 9.
+  const CuckooShape shape = ChooseCuckooShape(7, 10, CuckooVariant::kSemiSorted);
+  ASSERT_EQ(shape.num_buckets, 2u);
+  const auto hashes = CollidingHashes(7, shape);
+  CuckooBuilder builder(10, CuckooVariant::kSemiSorted);
+  for (uint64_t h : hashes) builder.AddHash(h);
+  std::string filter;
+  builder.Finish(&filter);
+  EXPECT_EQ(static_cast<uint8_t>(filter[filter.size() - 6]), 3) << "stash entries";
+  const auto reader = NewFilterReader(filter.data(), filter.size());
+  for (uint64_t h : hashes) EXPECT_TRUE(reader->MayMatch(h));
+}
+
+TEST(CuckooPlacementTest, StashOverflowRebuildsALargerTable) {
+  const CuckooShape shape = ChooseCuckooShape(30, 10, CuckooVariant::kPlain);
+  const auto hashes = CollidingHashes(30, shape);
+  CuckooBuilder builder(10, CuckooVariant::kPlain);
+  for (uint64_t h : hashes) builder.AddHash(h);
+  std::string filter;
+  builder.Finish(&filter);
+  EXPECT_GT(filter.size(), builder.FilterSize(30)) << "table grew";
+  const auto reader = NewFilterReader(filter.data(), filter.size());
+  for (uint64_t h : hashes) EXPECT_TRUE(reader->MayMatch(h));
+}
+
+TEST(CuckooPlacementTest, LoadsUpToTheLimitPlaceWithoutFallback) {
+  // At the densest shape (95% load) a million keys place in the table,
+  // not in the stash.
+  const size_t n = 1000000;
+  const double bpk = 15.0 / 0.95 + 0.001;  // semi-sorted f = 16, 15 bits a slot
+  const CuckooShape shape = ChooseCuckooShape(n, bpk, CuckooVariant::kSemiSorted);
+  ASSERT_EQ(shape.fp_bits, 16);
+  ASSERT_NEAR(n / (4.0 * shape.num_buckets), 0.95, 0.001);
+  CuckooBuilder builder(bpk, CuckooVariant::kSemiSorted);
+  uint64_t state = 5;
+  std::vector<uint64_t> hashes;
+  for (size_t i = 0; i < n; ++i) hashes.push_back(test::SplitMix(&state));
+  for (uint64_t h : hashes) builder.AddHash(h);
+  std::string filter;
+  builder.Finish(&filter);
+  EXPECT_EQ(filter.size(), builder.FilterSize(n));
+  const auto reader = NewFilterReader(filter.data(), filter.size());
+  for (uint64_t h : hashes) ASSERT_TRUE(reader->MayMatch(h));
+}
+
+}  // namespace
+}  // namespace sstfilter

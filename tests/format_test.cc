@@ -1,0 +1,91 @@
+// Pins the on-disk format (docs/format.md): key hashing, the trailer, and
+// whole filters byte for byte. If one of these fails, the format changed:
+// bump kFormatVersion and document it; never edit the golden values alone.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "bloom.h"
+#include "cuckoo_filter.h"
+#include "hash.h"
+#include "trailer.h"
+
+namespace sstfilter {
+namespace {
+
+std::string Hex(const std::string& bytes) {
+  std::string out;
+  char buf[3];
+  for (unsigned char c : bytes) {
+    snprintf(buf, sizeof(buf), "%02x", c);
+    out += buf;
+  }
+  return out;
+}
+
+std::string BuildFrom(FilterBuilder* builder, int n) {
+  for (int i = 0; i < n; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    builder->AddHash(KeyHash(key.data(), key.size()));
+  }
+  std::string filter;
+  builder->Finish(&filter);
+  return filter;
+}
+
+TEST(FormatTest, KeyHashIsPinned) {
+  EXPECT_EQ(KeyHash("", 0), 5414707161898695977ull);
+  EXPECT_EQ(KeyHash("sstfilter", 9), 18281375529999297694ull);
+}
+
+TEST(FormatTest, TrailerLayout) {
+  std::string filter = "payload";
+  Trailer t;
+  t.kind = FilterKind::kCuckooSemiSorted;
+  t.param_a = 12;
+  t.param_b = 3;
+  AppendTrailer(t, 0, &filter);
+  ASSERT_EQ(filter.size(), 7u + kTrailerSize);
+  EXPECT_EQ(filter[7], 3);                        // kind
+  EXPECT_EQ(filter[8], 12);                       // param_a
+  EXPECT_EQ(filter[9], 3);                        // param_b
+  EXPECT_EQ(static_cast<uint8_t>(filter[10]), 0xF1);  // marker | version 1
+  const uint32_t sum = ContentChecksum(filter.data(), 11);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(static_cast<uint8_t>(filter[11 + i]), static_cast<uint8_t>(sum >> (8 * i)));
+  }
+  Trailer parsed;
+  size_t payload = 0;
+  ASSERT_TRUE(ParseTrailer(filter.data(), filter.size(), &parsed, &payload));
+  EXPECT_EQ(payload, 7u);
+  EXPECT_EQ(parsed.kind, FilterKind::kCuckooSemiSorted);
+  // The checksum covers only this filter, not what precedes it in *dst.
+  std::string two = "prefix";
+  AppendTrailer(t, two.size(), &two);
+  EXPECT_TRUE(ParseTrailer(two.data() + 6, two.size() - 6, &parsed, &payload));
+}
+
+TEST(FormatTest, GoldenBloom) {
+  BloomBuilder builder(10);
+  // 5 keys x 10 bits = 7 bytes, one short line; kind 1, 7 probes.
+  EXPECT_EQ(Hex(BuildFrom(&builder, 5)), "f04acb2d2870b9" "01070" "0f1" "e63a1140");
+  const std::string big = BuildFrom(&builder, 200);
+  EXPECT_EQ(big.size(), 4u * 64 + 8);
+  EXPECT_EQ(ContentChecksum(big.data(), big.size()), 3046530530u);
+}
+
+TEST(FormatTest, GoldenCuckoo) {
+  CuckooBuilder plain(12, CuckooVariant::kPlain);
+  // 5 keys in 60 bits: 2 buckets of 4 x 7-bit fingerprints; kind 2, f = 7.
+  EXPECT_EQ(Hex(BuildFrom(&plain, 5)), "2a3d0060a2d401" "02070" "0f1" "f15c320d");
+  CuckooBuilder semi(12, CuckooVariant::kSemiSorted);
+  // 2 semi-sorted buckets of 12 + 4 x 4 bits; kind 3, f = 8.
+  EXPECT_EQ(Hex(BuildFrom(&semi, 5)), "2f0050ef2c204e" "03080" "0f1" "b709940b");
+  const std::string big = BuildFrom(&semi, 1000);
+  EXPECT_EQ(ContentChecksum(big.data(), big.size()), 3901539169u);
+}
+
+}  // namespace
+}  // namespace sstfilter
