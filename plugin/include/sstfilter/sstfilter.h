@@ -1,0 +1,71 @@
+// sstfilter for RocksDB: Bloom and cuckoo filters as RocksDB filter policies.
+//
+//   #include <sstfilter/sstfilter.h>
+//   table_options.filter_policy = sstfilter::NewCuckooFilterPolicy(12);
+//
+// or, in an options string or OPTIONS file (after the policies are
+// registered, see below):
+//
+//   filter_policy=sstfilter.cuckoo:12
+//   filter_policy={id=sstfilter.cuckoo;bits_per_key=12}
+//
+// Policies: sstfilter.bloom (cache-local Bloom), sstfilter.cuckoo (cuckoo,
+// best variant for the budget), sstfilter.cuckoo_plain and
+// sstfilter.cuckoo_semisorted (one variant each). All share one
+// CompatibilityName, "sstfilter": any of them reads filters written by any
+// other, and RocksDB's built-in policies never see sstfilter bytes (such an
+// SST is read without a filter: slower, never wrong).
+//
+// Registration: loading libsstfilter.so (LD_PRELOAD or linking) registers
+// the policies in ObjectLibrary::Default(). With the static library, call
+// RegisterSstFilter yourself. WARNING: RocksDB silently replaces a policy
+// id nobody registered with no filter at all (Status OK, null policy) when
+// ignore_unsupported_options is true, its default for OPTIONS files. Check
+// the policy you load is not null.
+
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/status.h>
+#include <rocksdb/utilities/object_registry.h>
+
+namespace sstfilter {
+
+// Cache-local Bloom filter policy. bits_per_key: any value from 1 to 100,
+// fractional allowed. Throws std::invalid_argument outside that range (or
+// for NaN); use NewFilterPolicy for a Status instead.
+std::shared_ptr<const rocksdb::FilterPolicy> NewBloomFilterPolicy(
+    double bits_per_key);
+
+// Cuckoo filter policy picking the variant and fingerprint size with the
+// lowest FPR whose table fits bits_per_key (4 to 100). Throws
+// std::invalid_argument outside that range.
+std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(
+    double bits_per_key);
+
+// Any sstfilter policy by name ("bloom", "cuckoo", "cuckoo_plain",
+// "cuckoo_semisorted", with or without the "sstfilter." prefix). Returns
+// InvalidArgument, and leaves *policy alone, for an unknown name or a
+// bits_per_key that is NaN, infinite or out of range.
+rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
+                                std::shared_ptr<const rocksdb::FilterPolicy>* policy);
+
+// True if `policy` is one of sstfilter's.
+bool IsSstFilterPolicy(const rocksdb::FilterPolicy* policy);
+
+}  // namespace sstfilter
+
+namespace ROCKSDB_NAMESPACE {
+
+// Registers every sstfilter policy with `library`, under the ids
+// "sstfilter.<name>" with an optional ":<bits_per_key>" suffix, plus a
+// catch-all for other "sstfilter.*" ids that fails with InvalidArgument
+// (so a typo is an error, not a silent missing filter). Returns the number
+// of factories added. Signature and namespace follow RocksDB's plugin
+// convention (plugin/sstfilter/sstfilter.mk names it as sstfilter_FUNC).
+int RegisterSstFilter(ObjectLibrary& library, const std::string& arg);
+
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,89 @@
+#include "bits_adapter.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "../core/hash.h"
+#include "../core/trailer.h"
+
+namespace sstfilter {
+namespace {
+
+uint64_t HashOf(const rocksdb::Slice& key) {
+  return KeyHash(key.data(), key.size());
+}
+
+}  // namespace
+
+BitsBuilderAdapter::BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
+                                       bool verify_after_build)
+    : core_(std::move(core)), verify_after_build_(verify_after_build) {}
+
+void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
+  const uint64_t h = HashOf(key);
+  core_->AddHash(h);
+  if (verify_after_build_) pending_hashes_.push_back(h);
+}
+
+size_t BitsBuilderAdapter::EstimateEntriesAdded() { return core_->NumHashes(); }
+
+rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
+  std::string filter;
+  core_->Finish(&filter);
+  auto* bytes = new char[filter.size()];
+  std::memcpy(bytes, filter.data(), filter.size());
+  buf->reset(bytes);
+  finished_data_ = bytes;
+  finished_hashes_.swap(pending_hashes_);
+  pending_hashes_.clear();
+  return rocksdb::Slice(bytes, filter.size());
+}
+
+rocksdb::Status BitsBuilderAdapter::MaybePostVerify(
+    const rocksdb::Slice& filter_content) {
+  Trailer trailer;
+  size_t payload_size = 0;
+  if (!ParseTrailer(filter_content.data(), filter_content.size(), &trailer,
+                    &payload_size)) {
+    return rocksdb::Status::Corruption(
+        "sstfilter: filter damaged after construction (trailer or checksum)");
+  }
+  // RocksDB may verify a partition again later, when its hashes are gone;
+  // the checksum above still covers that call.
+  if (filter_content.data() == finished_data_ && !finished_hashes_.empty()) {
+    const auto reader =
+        NewFilterReader(filter_content.data(), filter_content.size());
+    for (uint64_t h : finished_hashes_) {
+      if (!reader->MayMatch(h)) {
+        return rocksdb::Status::Corruption(
+            "sstfilter: finished filter does not match a key that was added");
+      }
+    }
+    finished_hashes_.clear();
+  }
+  return rocksdb::Status::OK();
+}
+
+size_t BitsBuilderAdapter::ApproximateNumEntries(size_t bytes) {
+  return core_->MaxKeysForSize(bytes);
+}
+
+BitsReaderAdapter::BitsReaderAdapter(std::unique_ptr<FilterReader> core)
+    : core_(std::move(core)) {}
+
+bool BitsReaderAdapter::MayMatch(const rocksdb::Slice& key) {
+  return core_->MayMatch(HashOf(key));
+}
+
+void BitsReaderAdapter::MayMatch(int num_keys, rocksdb::Slice** keys,
+                                 bool* may_match) {
+  constexpr int kChunk = 64;
+  uint64_t hashes[kChunk];
+  for (int base = 0; base < num_keys; base += kChunk) {
+    const int m = std::min(kChunk, num_keys - base);
+    for (int i = 0; i < m; ++i) hashes[i] = HashOf(*keys[base + i]);
+    core_->MayMatchBatch(m, hashes, may_match + base);
+  }
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,51 @@
+// RocksDB's FilterBitsBuilder/Reader over sstfilter's core builders and
+// readers: keys are hashed here (XXH3, fixed seed); everything else is the
+// core's.
+
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../core/filter.h"
+#include "rocksdb_internal.h"
+
+namespace sstfilter {
+
+class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
+ public:
+  // With `verify_after_build`, the hashes of each filter are kept until
+  // MaybePostVerify checks that the finished bytes match every one.
+  BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
+                     bool verify_after_build);
+
+  void AddKey(const rocksdb::Slice& key) override;
+  size_t EstimateEntriesAdded() override;
+  using rocksdb::FilterBitsBuilder::Finish;
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
+  // Corruption if `filter_content` is damaged, or (for the filter just
+  // finished) does not match a key that was added.
+  rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter_content) override;
+  size_t ApproximateNumEntries(size_t bytes) override;
+
+ private:
+  std::unique_ptr<FilterBuilder> core_;
+  bool verify_after_build_;
+  std::vector<uint64_t> pending_hashes_;   // since the last Finish
+  std::vector<uint64_t> finished_hashes_;  // of the last Finish
+  const char* finished_data_ = nullptr;
+};
+
+class BitsReaderAdapter : public rocksdb::FilterBitsReader {
+ public:
+  explicit BitsReaderAdapter(std::unique_ptr<FilterReader> core);
+
+  bool MayMatch(const rocksdb::Slice& key) override;
+  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override;
+
+ private:
+  std::unique_ptr<FilterReader> core_;
+};
+
+}  // namespace sstfilter

@@ -1,0 +1,84 @@
+#include "policy.h"
+
+#include <sstream>
+#include <unordered_map>
+
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/options_type.h>
+
+#include "bits_adapter.h"
+
+namespace sstfilter {
+namespace {
+
+// "bits_per_key" is registered over the whole FilterSpec so that parsing can
+// check the value against the range of the policy's type.
+rocksdb::Status ParseBitsPerKeyOption(const rocksdb::ConfigOptions&,
+                                      const std::string&,
+                                      const std::string& value, void* addr) {
+  auto* spec = static_cast<FilterSpec*>(addr);
+  FilterSpec parsed = *spec;
+  std::string error;
+  if (!ParseBitsPerKey(value, &parsed.bits_per_key, &error)) {
+    return rocksdb::Status::InvalidArgument(
+        std::string(kIdPrefix) + FilterTypeName(spec->type) + ": " + error);
+  }
+  error = ValidateFilterSpec(parsed);
+  if (!error.empty()) return rocksdb::Status::InvalidArgument(error);
+  *spec = parsed;
+  return rocksdb::Status::OK();
+}
+
+rocksdb::Status SerializeBitsPerKeyOption(const rocksdb::ConfigOptions&,
+                                          const std::string&, const void* addr,
+                                          std::string* value) {
+  std::ostringstream out;
+  out.precision(17);  // round-trips any double
+  out << static_cast<const FilterSpec*>(addr)->bits_per_key;
+  *value = out.str();
+  return rocksdb::Status::OK();
+}
+
+bool BitsPerKeyOptionEquals(const rocksdb::ConfigOptions&, const std::string& name,
+                            const void* a, const void* b, std::string* mismatch) {
+  if (static_cast<const FilterSpec*>(a)->bits_per_key ==
+      static_cast<const FilterSpec*>(b)->bits_per_key) {
+    return true;
+  }
+  *mismatch = name;
+  return false;
+}
+
+const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
+  static const auto* map =
+      new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
+          {"bits_per_key",
+           rocksdb::OptionTypeInfo(0, rocksdb::OptionType::kUnknown,
+                                   rocksdb::OptionVerificationType::kNormal,
+                                   rocksdb::OptionTypeFlags::kNone)
+               .SetParseFunc(ParseBitsPerKeyOption)
+               .SetSerializeFunc(SerializeBitsPerKeyOption)
+               .SetEqualsFunc(BitsPerKeyOptionEquals)}};
+  return *map;
+}
+
+}  // namespace
+
+SstFilterPolicy::SstFilterPolicy(const FilterSpec& spec)
+    : spec_(spec), name_(std::string(kIdPrefix) + FilterTypeName(spec.type)) {
+  RegisterOptions("sstfilter", &spec_, &OptionsMap());
+}
+
+rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
+    const rocksdb::FilterBuildingContext& context) const {
+  return new BitsBuilderAdapter(
+      NewFilterBuilder(spec_),
+      context.table_options.detect_filter_construct_corruption);
+}
+
+rocksdb::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
+    const rocksdb::Slice& contents) const {
+  return new BitsReaderAdapter(NewFilterReader(contents.data(), contents.size()));
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,112 @@
+// Public factories and ObjectRegistry registration of the sstfilter
+// policies.
+
+#include <stdexcept>
+
+#include <sstfilter/sstfilter.h>
+
+#include "policy.h"
+
+namespace sstfilter {
+namespace {
+
+// Parses "<type>" or "sstfilter.<type>" into *spec.
+bool TypeFromId(const std::string& id, FilterType* type) {
+  const std::string prefix = kIdPrefix;
+  const std::string name =
+      id.compare(0, prefix.size(), prefix) == 0 ? id.substr(prefix.size()) : id;
+  return FilterTypeFromName(name, type);
+}
+
+std::string KnownIds() {
+  std::string ids;
+  for (FilterType t : AllFilterTypes()) {
+    ids += (ids.empty() ? "" : ", ") + std::string(kIdPrefix) + FilterTypeName(t);
+  }
+  return ids;
+}
+
+// Factory for ids "sstfilter.<type>" and "sstfilter.<type>:<bits_per_key>".
+const rocksdb::FilterPolicy* PolicyFromUri(
+    const std::string& uri, std::unique_ptr<const rocksdb::FilterPolicy>* guard,
+    std::string* errmsg) {
+  const size_t colon = uri.find(':');
+  FilterSpec spec;
+  if (!TypeFromId(uri.substr(0, colon), &spec.type)) {
+    *errmsg = "unknown sstfilter policy '" + uri + "'; known: " + KnownIds() +
+              " (optionally followed by :<bits_per_key>)";
+    return nullptr;
+  }
+  if (colon != std::string::npos &&
+      !ParseBitsPerKey(uri.substr(colon + 1), &spec.bits_per_key, errmsg)) {
+    *errmsg = uri + ": " + *errmsg;
+    return nullptr;
+  }
+  const std::string error = ValidateFilterSpec(spec);
+  if (!error.empty()) {
+    *errmsg = error;
+    return nullptr;
+  }
+  guard->reset(new SstFilterPolicy(spec));
+  return guard->get();
+}
+
+std::shared_ptr<const rocksdb::FilterPolicy> NewPolicyOrThrow(FilterType type,
+                                                              double bits_per_key) {
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+  const rocksdb::Status s = NewFilterPolicy(FilterTypeName(type), bits_per_key, &policy);
+  if (!s.ok()) throw std::invalid_argument(s.ToString());
+  return policy;
+}
+
+}  // namespace
+
+std::shared_ptr<const rocksdb::FilterPolicy> NewBloomFilterPolicy(double bits_per_key) {
+  return NewPolicyOrThrow(FilterType::kBloom, bits_per_key);
+}
+
+std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(double bits_per_key) {
+  return NewPolicyOrThrow(FilterType::kCuckoo, bits_per_key);
+}
+
+rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
+                                std::shared_ptr<const rocksdb::FilterPolicy>* policy) {
+  FilterSpec spec;
+  spec.bits_per_key = bits_per_key;
+  if (!TypeFromId(name, &spec.type)) {
+    return rocksdb::Status::InvalidArgument("unknown sstfilter policy '" + name +
+                                            "'; known: " + KnownIds());
+  }
+  const std::string error = ValidateFilterSpec(spec);
+  if (!error.empty()) return rocksdb::Status::InvalidArgument(error);
+  *policy = std::make_shared<SstFilterPolicy>(spec);
+  return rocksdb::Status::OK();
+}
+
+bool IsSstFilterPolicy(const rocksdb::FilterPolicy* policy) {
+  return dynamic_cast<const SstFilterPolicy*>(policy) != nullptr;
+}
+
+}  // namespace sstfilter
+
+namespace ROCKSDB_NAMESPACE {
+
+int RegisterSstFilter(ObjectLibrary& library, const std::string& /*arg*/) {
+  for (sstfilter::FilterType type : sstfilter::AllFilterTypes()) {
+    library.AddFactory<const FilterPolicy>(
+        ObjectLibrary::PatternEntry(std::string(sstfilter::kIdPrefix) +
+                                    sstfilter::FilterTypeName(type))
+            .AddNumber(":", /*is_int=*/false),
+        sstfilter::PolicyFromUri);
+  }
+  // Registered last, so it only sees what no exact id matched: a typo such
+  // as "sstfilter.cukoo:12" becomes InvalidArgument instead of RocksDB's
+  // silent null policy.
+  library.AddFactory<const FilterPolicy>(
+      ObjectLibrary::PatternEntry("sstfilter", /*optional=*/false)
+          .AddSeparator(".", /*at_least_one=*/false),
+      sstfilter::PolicyFromUri);
+  return static_cast<int>(sstfilter::AllFilterTypes().size()) + 1;
+}
+
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what sstfilter needs from Debian 12 packages (only what is
+# missing), then configures and builds everything into build/.
+#
+#   tools/setup.sh            # used by tools/compare.sh and tools/test.sh
+#   BUILD_DIR=/tmp/b tools/setup.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+PACKAGES=(librocksdb-dev rocksdb-tools libleveldb-dev libgtest-dev
+          libgflags-dev libsnappy-dev libxxhash-dev cmake g++ make python3
+          gnuplot-nox)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing Debian packages: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+echo "== building sstfilter in $BUILD_DIR" >&2
+cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
+      ${SSTFILTER_CMAKE_ARGS:-} >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)" >&2
