@@ -133,5 +133,34 @@ TEST(OptionsTest, UnregisteredIdIsSilentlyDroppedByRocksDB) {
   EXPECT_EQ(policy, nullptr);
 }
 
+TEST(CheckTest, ReportsWhatFilterIsInEffect) {
+  rocksdb::Options options;
+  rocksdb::BlockBasedTableOptions table;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::Status s = CheckFilterPolicyInEffect(options);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("null"), std::string::npos) << s.ToString();
+
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  s = CheckFilterPolicyInEffect(options);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("bloomfilter"), std::string::npos) << s.ToString();
+
+  table.filter_policy = NewCuckooFilterPolicy(12);
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  EXPECT_TRUE(CheckFilterPolicyInEffect(options).ok());
+
+  // The trap itself: an options string naming an unregistered id.
+  rocksdb::ConfigOptions config;
+  rocksdb::ColumnFamilyOptions cf;
+  ASSERT_TRUE(rocksdb::GetColumnFamilyOptionsFromString(
+                  config, {}, "block_based_table_factory={filter_policy=nosuch.filter:10}", &cf)
+                  .ok());
+  EXPECT_TRUE(CheckFilterPolicyInEffect(cf).IsInvalidArgument());
+  options.table_factory.reset(rocksdb::NewPlainTableFactory());
+  EXPECT_TRUE(CheckFilterPolicyInEffect(options).IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace sstfilter

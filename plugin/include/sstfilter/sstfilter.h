@@ -29,6 +29,7 @@
 #include <string>
 
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
 #include <rocksdb/status.h>
 #include <rocksdb/utilities/object_registry.h>
 
@@ -55,6 +56,14 @@ rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
 
 // True if `policy` is one of sstfilter's.
 bool IsSstFilterPolicy(const rocksdb::FilterPolicy* policy);
+
+// Guards against RocksDB's silent drop of unregistered policies. OK if
+// `options` will build sstfilter filters: a block-based table factory whose
+// filter_policy is an sstfilter policy. Otherwise InvalidArgument saying
+// what is in effect instead: no filter at all (null policy, what an OPTIONS
+// file naming an unregistered id loads as), another policy (by name), or a
+// table factory that is not block-based. Accepts rocksdb::Options too.
+rocksdb::Status CheckFilterPolicyInEffect(const rocksdb::ColumnFamilyOptions& options);
 
 }  // namespace sstfilter
 

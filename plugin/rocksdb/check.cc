@@ -1,0 +1,35 @@
+// CheckFilterPolicyInEffect: the check users (and our benchmark runner)
+// call after loading options, because RocksDB reports success while
+// dropping a filter policy nobody registered.
+
+#include <rocksdb/table.h>
+#include <sstfilter/sstfilter.h>
+
+namespace sstfilter {
+
+rocksdb::Status CheckFilterPolicyInEffect(const rocksdb::ColumnFamilyOptions& options) {
+  if (options.table_factory == nullptr) {
+    return rocksdb::Status::InvalidArgument("no table factory configured");
+  }
+  const auto* table =
+      options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  if (table == nullptr) {
+    return rocksdb::Status::InvalidArgument(
+        std::string("table factory '") + options.table_factory->Name() +
+        "' is not block-based: no sstfilter filters");
+  }
+  const rocksdb::FilterPolicy* policy = table->filter_policy.get();
+  if (policy == nullptr) {
+    return rocksdb::Status::InvalidArgument(
+        "filter_policy is null: SSTs get no filter. If the options named an "
+        "sstfilter.* policy, libsstfilter was not loaded (RocksDB drops "
+        "unregistered policy ids silently)");
+  }
+  if (!IsSstFilterPolicy(policy)) {
+    return rocksdb::Status::InvalidArgument(
+        std::string("filter_policy is '") + policy->Name() + "', not sstfilter");
+  }
+  return rocksdb::Status::OK();
+}
+
+}  // namespace sstfilter
