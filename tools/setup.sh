@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 PACKAGES=(librocksdb-dev rocksdb-tools libleveldb-dev libgtest-dev
           libgflags-dev libsnappy-dev libxxhash-dev cmake g++ make python3
-          gnuplot-nox)
+          gnuplot-nox clang libclang-rt-14-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -27,4 +27,7 @@ fi
 echo "== building sstfilter in $BUILD_DIR" >&2
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
       ${SSTFILTER_CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" >&2
+# SETUP_TARGETS: build only these targets (default: everything).
+targets=()
+for t in ${SETUP_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$BUILD_DIR" -j "$(nproc)" "${targets[@]}" >&2
