@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "bloom.h"
 #include "filter.h"
 #include "hash.h"
@@ -44,6 +46,29 @@ TEST(BloomTest, ShortLineFiltersWork) {
     for (const auto& k : keys) {
       ASSERT_TRUE(FilterMayMatch(filter.data(), filter.size(), KeyHash(k.data(), k.size())));
     }
+  }
+}
+
+TEST(BloomTest, ExactSizingWritesOneLineOfExactlyTheBudget) {
+  BloomBuilder exact(10, BloomSizing::kExactBytes);
+  EXPECT_EQ(exact.FilterSize(100), 125u + 8);  // not rounded to 128
+  for (size_t n : {51, 100, 205, 1000}) {
+    const auto keys = test::MakeKeys(n, n);
+    for (const auto& k : keys) exact.AddHash(KeyHash(k.data(), k.size()));
+    std::string filter;
+    exact.Finish(&filter);
+    ASSERT_EQ(filter.size(), (n * 10 + 7) / 8 + 8);
+    for (const auto& k : keys) {
+      ASSERT_TRUE(FilterMayMatch(filter.data(), filter.size(), KeyHash(k.data(), k.size())));
+    }
+    // An ordinary Bloom filter of m bits: FPR near (1 - e^(-kn/m))^k.
+    const auto reader = NewFilterReader(filter.data(), filter.size());
+    size_t fp = 0;
+    const auto negatives = test::MakeKeys(200000, 7, 'n');
+    for (const auto& k : negatives) fp += reader->MayMatch(KeyHash(k.data(), k.size()));
+    const double kp = exact.probes();
+    const double expected = std::pow(1 - std::exp(-kp * n / ((filter.size() - 8) * 8.0)), kp);
+    EXPECT_NEAR(fp / 200000.0, expected, expected * 0.3 + 0.002) << n;
   }
 }
 

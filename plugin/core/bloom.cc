@@ -12,6 +12,14 @@ namespace {
 constexpr uint32_t kLineBytes = 64;
 constexpr uint32_t kLineBits = kLineBytes * 8;
 constexpr int kMaxProbes = 30;
+// A single line's bit index must fit FastRange32.
+constexpr uint64_t kMaxSingleLineBytes = (uint64_t{1} << 29) - 1;
+
+// The layout rule shared by builder and reader: whole lines if the payload
+// is a positive multiple of 64 bytes, else one line of all its bits.
+bool IsLines(size_t payload_size) {
+  return payload_size >= kLineBytes && payload_size % kLineBytes == 0;
+}
 // Odd 64-bit multiplier (2^64 / golden ratio); each probe takes the top bits
 // of the running product, which depend on every bit of the hash.
 constexpr uint64_t kProbeMul = 0x9e3779b97f4a7c15ULL;
@@ -24,41 +32,54 @@ inline uint32_t ProbeBit(uint64_t mixed, uint32_t line_bits) {
 
 double BloomExpectedFpr(double bits_per_key, int probes) {
   // Keys per line ~ Poisson(lambda); a line holding j keys has a fraction
-  // 1 - (1 - 1/512)^(k j) of its bits set. Sum over j around the mean.
+  // 1 - (1 - 1/512)^(k j) of its bits set. Sum over j within 12 standard
+  // deviations of the mean. (Logs of factorials are summed by hand:
+  // std::lgamma writes the global signgam, a data race across threads.)
   const double lambda = kLineBits / bits_per_key;
   const double k = probes;
-  const int hi = static_cast<int>(lambda + 12 * std::sqrt(lambda) + 20);
-  const int lo = std::max(0, static_cast<int>(lambda - 12 * std::sqrt(lambda)));
+  const double spread = 12 * std::sqrt(lambda) + 20;
+  const int lo = static_cast<int>(std::max(0.0, lambda - spread));
+  const int hi = static_cast<int>(lambda + spread);
+  double log_fact = 0;  // log(j!)
+  for (int j = 2; j < lo; ++j) log_fact += std::log(static_cast<double>(j));
+  const double miss = std::log1p(-1.0 / kLineBits);
   double fpr = 0;
   for (int j = lo; j <= hi; ++j) {
-    const double log_p = -lambda + j * std::log(lambda) - std::lgamma(j + 1.0);
-    const double set = 1.0 - std::pow(1.0 - 1.0 / kLineBits, k * j);
-    fpr += std::exp(log_p) * std::pow(set, k);
+    if (j >= 2) log_fact += std::log(static_cast<double>(j));
+    const double log_p = -lambda + j * std::log(lambda) - log_fact;
+    const double set = 1.0 - std::exp(miss * k * j);
+    fpr += std::exp(log_p + k * std::log(set > 0 ? set : 1e-300));
   }
   return fpr;
 }
 
 int BloomProbes(double bits_per_key) {
-  int best = 1;
-  double best_fpr = BloomExpectedFpr(bits_per_key, 1);
-  for (int k = 2; k <= kMaxProbes; ++k) {
-    const double fpr = BloomExpectedFpr(bits_per_key, k);
-    if (fpr < best_fpr) {
-      best = k;
-      best_fpr = fpr;
+  // The FPR is unimodal in k: walk from the textbook (m/n) ln 2.
+  int k = std::clamp(static_cast<int>(bits_per_key * 0.6931), 1, kMaxProbes);
+  double fpr = BloomExpectedFpr(bits_per_key, k);
+  for (int step : {+1, -1}) {
+    while (k + step >= 1 && k + step <= kMaxProbes) {
+      const double next = BloomExpectedFpr(bits_per_key, k + step);
+      if (next >= fpr) break;
+      k += step;
+      fpr = next;
     }
   }
-  return best;
+  return k;
 }
 
-BloomBuilder::BloomBuilder(double bits_per_key)
+BloomBuilder::BloomBuilder(double bits_per_key, BloomSizing sizing)
     : bits_per_key_(std::clamp(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
+      sizing_(sizing),
       probes_(BloomProbes(bits_per_key_)) {}
 
 size_t BloomBuilder::PayloadSize(size_t num_keys) const {
   if (num_keys == 0) return 0;
   const double bytes = std::ceil(num_keys * bits_per_key_ / 8);
-  if (bytes < kLineBytes) return static_cast<size_t>(bytes);
+  if (bytes < kLineBytes ||
+      (sizing_ == BloomSizing::kExactBytes && bytes <= kMaxSingleLineBytes)) {
+    return static_cast<size_t>(bytes);
+  }
   return static_cast<size_t>(std::ceil(bytes / kLineBytes)) * kLineBytes;
 }
 
@@ -73,10 +94,10 @@ void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
   dst->append(payload_size, '\0');
   if (payload_size > 0) {
     char* payload = &(*dst)[start];
-    const bool short_line = payload_size < kLineBytes;
-    const uint64_t num_lines = short_line ? 1 : payload_size / kLineBytes;
+    const bool lines = IsLines(payload_size);
+    const uint64_t num_lines = lines ? payload_size / kLineBytes : 1;
     const uint32_t line_bits =
-        short_line ? static_cast<uint32_t>(payload_size * 8) : kLineBits;
+        lines ? kLineBits : static_cast<uint32_t>(payload_size * 8);
     for (uint64_t h : hashes) {
       char* line = payload + FastRange64(h, num_lines) * kLineBytes;
       uint64_t mixed = h;
@@ -95,12 +116,12 @@ void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
 
 bool BloomReader::ValidShape(size_t payload_size, int probes) {
   if (probes < 1 || probes > kMaxProbes) return false;
-  return payload_size < kLineBytes || payload_size % kLineBytes == 0;
+  return IsLines(payload_size) || payload_size <= kMaxSingleLineBytes;
 }
 
 BloomReader::BloomReader(const char* payload, size_t payload_size, int probes)
     : payload_(payload), probes_(probes) {
-  if (payload_size >= kLineBytes) {
+  if (IsLines(payload_size)) {
     num_lines_ = payload_size / kLineBytes;
     line_bits_ = kLineBits;
   } else {

@@ -1,15 +1,16 @@
 // Cache-local Bloom filter: all probes of a key land in one 64-byte line,
 // so a query touches one cache line (one miss when out of cache).
 //
-// Layout: the payload is L lines of 64 bytes; the key's line is
-// FastRange64(hash, L) and its k probe bits come from repeatedly remixing
-// the hash by an odd 64-bit multiplier, taking 9 bits each time. A filter
-// of under 64 bytes is a single short line of 8*size bits (used by engines
-// with tiny per-block filters, such as LevelDB).
+// Layout: a payload whose size is a multiple of 64 is L lines of 64 bytes;
+// the key's line is FastRange64(hash, L) and its k probe bits come from
+// repeatedly remixing the hash by an odd 64-bit multiplier. Any other
+// payload is one single line of 8*size bits: an ordinary Bloom filter, used
+// for filters under 64 bytes and by engines with small per-block filters
+// (LevelDB), where every byte of budget counts more than cache locality.
 //
-// Space and accuracy: a filter of n keys at c bits/key takes
-// ceil(n*c/512) lines (a short line if that is under 64 bytes) plus the
-// 8-byte trailer. Its FPR is that of a Bloom filter whose lines hold a
+// Space and accuracy: with kWholeLines a filter of n keys at c bits/key
+// takes ceil(n*c/512) lines (one short line if under 64 bytes); with
+// kExactBytes, ceil(n*c/8) bytes; plus the 8-byte trailer. Its FPR is that of a Bloom filter whose lines hold a
 // Poisson(512/c) number of keys; BloomExpectedFpr computes it. Measured on
 // 1M keys: about 0.95% at 10 bits/key, 0.08% at 16.
 
@@ -28,11 +29,17 @@ int BloomProbes(double bits_per_key);
 // Expected FPR of a large cache-local Bloom filter.
 double BloomExpectedFpr(double bits_per_key, int probes);
 
+enum class BloomSizing {
+  kWholeLines,  // round up to whole 64-byte lines: one cache line a query
+  kExactBytes,  // exactly ceil(n * bits_per_key / 8) bytes
+};
+
 class BloomBuilder : public FilterBuilder {
  public:
   // Requires kMinBitsPerKey <= bits_per_key <= kMaxBitsPerKey (the engine
   // adapters validate user input; this is clamped defensively).
-  explicit BloomBuilder(double bits_per_key);
+  explicit BloomBuilder(double bits_per_key,
+                        BloomSizing sizing = BloomSizing::kWholeLines);
 
   size_t FilterSize(size_t num_keys) const override;
   int probes() const { return probes_; }
@@ -45,6 +52,7 @@ class BloomBuilder : public FilterBuilder {
   size_t PayloadSize(size_t num_keys) const;
 
   double bits_per_key_;
+  BloomSizing sizing_;
   int probes_;
 };
 
@@ -68,7 +76,7 @@ class BloomReader : public FilterReader {
 
   const char* payload_;
   uint64_t num_lines_;  // 0 for an empty filter
-  uint32_t line_bits_;  // 512, or 8 * payload size for a short line
+  uint32_t line_bits_;  // 512, or 8 * payload size for a single line
   int probes_;
 };
 
