@@ -1,0 +1,54 @@
+// LevelDBFilterPolicy: one leveldb::FilterPolicy class for every sstfilter
+// filter type, writing each per-block filter within the memory LevelDB's
+// own Bloom policy would use for it. The public contract is in
+// plugin/include/sstfilter/leveldb.h.
+
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <leveldb/filter_policy.h>
+#include <leveldb/slice.h>
+
+#include "../core/filter_spec.h"
+
+namespace sstfilter {
+
+// Bytes LevelDB 1.23's NewBloomFilterPolicy(bits_per_key) appends for
+// `num_keys` keys: max(64, n * bits_per_key) bits in whole bytes, plus one
+// byte holding its probe count. This is the budget of every filter we write.
+size_t LevelDBBloomFilterBytes(size_t num_keys, double bits_per_key);
+
+// "sstfilter.v<kFormatVersion>": shared by every type, since one reader
+// reads them all.
+const char* LevelDBPolicyName();
+
+class LevelDBFilterPolicy : public leveldb::FilterPolicy {
+ public:
+  // Requires ValidateFilterSpec(spec).empty().
+  explicit LevelDBFilterPolicy(const FilterSpec& spec);
+
+  LevelDBFilterPolicy(const LevelDBFilterPolicy&) = delete;
+  LevelDBFilterPolicy& operator=(const LevelDBFilterPolicy&) = delete;
+
+  const char* Name() const override { return LevelDBPolicyName(); }
+
+  // Appends one filter over keys[0, n) to *dst, of at most
+  // LevelDBBloomFilterBytes(n, bits_per_key) bytes (leveldb.h states the
+  // exception below 7.5 bits/key). Thread-safe.
+  void CreateFilter(const leveldb::Slice* keys, int n,
+                    std::string* dst) const override;
+
+  // False only if `filter` is an intact sstfilter filter that certainly
+  // does not hold `key`. Never allocates, never reads outside `filter`.
+  bool KeyMayMatch(const leveldb::Slice& key,
+                   const leveldb::Slice& filter) const override;
+
+  const FilterSpec& spec() const { return spec_; }
+
+ private:
+  FilterSpec spec_;
+};
+
+}  // namespace sstfilter
