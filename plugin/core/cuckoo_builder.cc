@@ -53,8 +53,9 @@ class Placement {
     return true;
   }
 
-  const std::vector<uint32_t>& slots() const { return slots_; }
-  const std::vector<StashEntry>& stash() const { return stash_; }
+  // The placed table; the Placement is spent afterwards.
+  std::vector<uint32_t> TakeSlots() { return std::move(slots_); }
+  std::vector<StashEntry> TakeStash() { return std::move(stash_); }
 
  private:
   bool Has(uint64_t bucket, uint32_t fp) const {
@@ -177,8 +178,8 @@ void CuckooBuilder::BuildInto(const std::vector<uint64_t>& hashes,
   for (uint64_t attempt = 0; shape.num_buckets > 0; ++attempt) {
     Placement placement(shape, attempt);
     if (placement.PlaceAll(hashes)) {
-      slots = placement.slots();
-      stash = placement.stash();
+      slots = placement.TakeSlots();
+      stash = placement.TakeStash();
       break;
     }
     // Stash overflow: the keys do not fit this table. Grow it and retry.
