@@ -136,6 +136,14 @@ const char* BloomReader::LineFor(uint64_t hash) const {
 
 bool BloomReader::ProbeLine(const char* line, uint64_t hash) const {
   uint64_t mixed = hash;
+  if (line_bits_ == kLineBits) {  // the common case: ProbeBit is a shift
+    for (int i = 0; i < probes_; ++i) {
+      mixed *= kProbeMul;
+      const auto bit = static_cast<uint32_t>(mixed >> 55);
+      if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
+    }
+    return true;
+  }
   for (int i = 0; i < probes_; ++i) {
     mixed *= kProbeMul;
     const uint32_t bit = ProbeBit(mixed, line_bits_);

@@ -56,7 +56,7 @@ class BloomBuilder : public FilterBuilder {
   int probes_;
 };
 
-class BloomReader : public FilterReader {
+class BloomReader final : public FilterReader {
  public:
   // True if a payload of `payload_size` bytes probed `probes` times is a
   // shape BloomBuilder can produce.

@@ -45,6 +45,19 @@ inline uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
   return (word >> (pos & 7)) & ((uint64_t{1} << width) - 1);
 }
 
+// Reads `width` (1..64) bits at bit `pos`: one 8-byte load from byte
+// pos / 8, plus the byte after it when the field straddles the load. The
+// caller guarantees 8 bytes from pos / 8 are addressable.
+inline uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
+  const char* p = base + (pos >> 3);
+  const unsigned shift = static_cast<unsigned>(pos & 7);
+  uint64_t v = DecodeFixed64(p) >> shift;
+  if (shift + width > 64) {
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(p[8])) << (64 - shift);
+  }
+  return width == 64 ? v : v & ((uint64_t{1} << width) - 1);
+}
+
 // Writes the low `width` (1..57) bits of `value` at bit `pos`; the inverse
 // of LoadBits. Other bits are preserved. Touches 8 bytes from pos / 8.
 inline void StoreBits(char* base, uint64_t pos, unsigned width,

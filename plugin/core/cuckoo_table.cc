@@ -33,13 +33,8 @@ void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
 bool PlainBucketCodec::Contains(const char* base, uint64_t bucket,
                                 uint32_t fp) const {
   const uint64_t pos = bucket * bucket_bits_;
-  if (bucket_bits_ <= 57) {  // the whole bucket in one load
-    const uint64_t word = LoadBits(base, pos, bucket_bits_);
-    bool found = false;
-    for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
-      found |= ((word >> (j * fp_bits_)) & fp_mask_) == fp;
-    }
-    return found;
+  if (bucket_bits_ <= 64) {  // the whole bucket in one word
+    return AnyLaneEquals(LoadBitsWide(base, pos, bucket_bits_), fp_bits_, fp_mask_, fp);
   }
   for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
     if (LoadBits(base, pos + j * fp_bits_, fp_bits_) == fp) return true;
@@ -79,11 +74,25 @@ const NibbleCodes& Codes() {
   return codes;
 }
 
+// Is there a slot j whose nibble (4-bit lane j of `nibbles`) is `low` and
+// whose high part (lane j of `highs`, `width` bits) is `high`?
+inline bool AnyLaneEqualsBoth(unsigned nibbles, unsigned low, uint64_t highs,
+                              unsigned width, uint64_t mask, uint64_t high) {
+  bool found = false;
+  for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
+    found |= (((nibbles >> (4 * j)) & 15) == low) &
+             (((highs >> (j * width)) & mask) == high);
+  }
+  return found;
+}
+
 }  // namespace
 
 SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
     : high_bits_(static_cast<unsigned>(fp_bits) - 4),
-      bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_) {}
+      bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_),
+      high_mask_((uint64_t{1} << high_bits_) - 1),
+      decode_(Codes().decode.data()) {}
 
 void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
                                    char* base, uint64_t bucket) const {
@@ -117,6 +126,14 @@ void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,
 
 bool SemiSortedBucketCodec::Contains(const char* base, uint64_t bucket,
                                      uint32_t fp) const {
+  if (bucket_bits_ <= 64) {  // f <= 17: the whole bucket in one word
+    const uint64_t word = LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
+    const unsigned nibbles = decode_[word & ((1u << kCodeBits) - 1)];
+    // A slot matches if both its nibble and its high part do; build a mask
+    // of nibble matches, then test the high parts of those slots.
+    return AnyLaneEqualsBoth(nibbles, fp & 15, word >> kCodeBits, high_bits_,
+                             high_mask_, fp >> 4);
+  }
   uint32_t slots[kSlotsPerBucket];
   Decode(base, bucket, slots);
   bool found = false;

@@ -36,6 +36,13 @@ class PlainBucketCodec {
   uint64_t fp_mask_;
 };
 
+// Does any of the four `width`-bit lanes of `lanes` equal `value`?
+inline bool AnyLaneEquals(uint64_t lanes, unsigned width, uint64_t mask, uint64_t value) {
+  bool found = false;
+  for (unsigned j = 0; j < 4; ++j) found |= ((lanes >> (j * width)) & mask) == value;
+  return found;
+}
+
 // Semi-sorted buckets (Fan et al., section 5.2): the four fingerprints are
 // sorted by their low 4 bits. A sorted multiset of four 4-bit values has
 // C(19, 4) = 3876 possibilities, so a 12-bit code replaces the 16 bits of
@@ -60,6 +67,8 @@ class SemiSortedBucketCodec {
  private:
   unsigned high_bits_;  // f - 4
   unsigned bucket_bits_;
+  uint64_t high_mask_;
+  const uint16_t* decode_;  // rank -> four sorted nibbles
 };
 
 }  // namespace sstfilter

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../core/bloom.h"
+#include "../core/cuckoo_reader.h"
 #include "../core/hash.h"
 #include "../core/trailer.h"
 
@@ -68,22 +70,49 @@ size_t BitsBuilderAdapter::ApproximateNumEntries(size_t bytes) {
   return core_->MaxKeysForSize(bytes);
 }
 
-BitsReaderAdapter::BitsReaderAdapter(std::unique_ptr<FilterReader> core)
-    : core_(std::move(core)) {}
+namespace {
 
-bool BitsReaderAdapter::MayMatch(const rocksdb::Slice& key) {
-  return core_->MayMatch(HashOf(key));
+// R is a final core reader type (or FilterReader itself for the generic
+// case), so reader_.MayMatch is a direct, inlinable call.
+template <typename R>
+class TypedBitsReader final : public rocksdb::FilterBitsReader {
+ public:
+  explicit TypedBitsReader(std::unique_ptr<FilterReader> owner)
+      : owner_(std::move(owner)), reader_(static_cast<const R&>(*owner_)) {}
+
+  bool MayMatch(const rocksdb::Slice& key) override {
+    return reader_.MayMatch(HashOf(key));
+  }
+
+  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
+    constexpr int kChunk = 64;
+    uint64_t hashes[kChunk];
+    for (int base = 0; base < num_keys; base += kChunk) {
+      const int m = std::min(kChunk, num_keys - base);
+      for (int i = 0; i < m; ++i) hashes[i] = HashOf(*keys[base + i]);
+      reader_.MayMatchBatch(m, hashes, may_match + base);
+    }
+  }
+
+ private:
+  std::unique_ptr<FilterReader> owner_;
+  const R& reader_;
+};
+
+template <typename R>
+rocksdb::FilterBitsReader* WrapIf(std::unique_ptr<FilterReader>* core) {
+  if (dynamic_cast<const R*>(core->get()) == nullptr) return nullptr;
+  return new TypedBitsReader<R>(std::move(*core));
 }
 
-void BitsReaderAdapter::MayMatch(int num_keys, rocksdb::Slice** keys,
-                                 bool* may_match) {
-  constexpr int kChunk = 64;
-  uint64_t hashes[kChunk];
-  for (int base = 0; base < num_keys; base += kChunk) {
-    const int m = std::min(kChunk, num_keys - base);
-    for (int i = 0; i < m; ++i) hashes[i] = HashOf(*keys[base + i]);
-    core_->MayMatchBatch(m, hashes, may_match + base);
-  }
+}  // namespace
+
+rocksdb::FilterBitsReader* NewBitsReader(const rocksdb::Slice& contents) {
+  std::unique_ptr<FilterReader> core = NewFilterReader(contents.data(), contents.size());
+  if (auto* r = WrapIf<BloomReader>(&core)) return r;
+  if (auto* r = WrapIf<SemiSortedCuckooReader>(&core)) return r;
+  if (auto* r = WrapIf<PlainCuckooReader>(&core)) return r;
+  return new TypedBitsReader<FilterReader>(std::move(core));  // "may match" reader
 }
 
 }  // namespace sstfilter

@@ -37,15 +37,9 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   const char* finished_data_ = nullptr;
 };
 
-class BitsReaderAdapter : public rocksdb::FilterBitsReader {
- public:
-  explicit BitsReaderAdapter(std::unique_ptr<FilterReader> core);
-
-  bool MayMatch(const rocksdb::Slice& key) override;
-  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override;
-
- private:
-  std::unique_ptr<FilterReader> core_;
-};
+// A FilterBitsReader over the core reader for `contents`. The reader is
+// held by its concrete type where it has one, so each query costs one
+// virtual call (RocksDB's), not two.
+rocksdb::FilterBitsReader* NewBitsReader(const rocksdb::Slice& contents);
 
 }  // namespace sstfilter

@@ -78,7 +78,7 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
 
 rocksdb::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
     const rocksdb::Slice& contents) const {
-  return new BitsReaderAdapter(NewFilterReader(contents.data(), contents.size()));
+  return NewBitsReader(contents);
 }
 
 }  // namespace sstfilter
