@@ -1,0 +1,29 @@
+// Timed query loops. Every filter type answers the same QueryPlan, in
+// slices: within a slice the types take turns, so a disturbance of the
+// machine (another process, a frequency change) longer than a slice falls
+// on all of them alike, and per-repeat ratios stay meaningful on a busy box.
+
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "filter_set.h"
+#include "workload.h"
+
+namespace filter_bench {
+
+struct QueryTiming {
+  std::vector<double> ns;     // per query (per key if batched), per set
+  std::vector<uint64_t> hits; // "may match" answers, per set
+};
+
+// Single MayMatch calls over `plan` (group size 1) on every set.
+QueryTiming TimeSingleQueries(std::vector<FilterSet>* sets, const QueryPlan& plan,
+                              size_t rotation);
+
+// Batched MayMatch calls, one per group of `plan`, on every set.
+QueryTiming TimeBatchedQueries(std::vector<FilterSet>* sets, QueryPlan* plan,
+                               size_t rotation);
+
+}  // namespace filter_bench
