@@ -40,6 +40,7 @@ void CheckCodecRoundTrip(int f) {
   constexpr uint64_t kBuckets = 64;
   std::string table((kBuckets * codec.bucket_bits() + 7) / 8 + 8, '\0');
   std::vector<std::array<uint32_t, 4>> want(kBuckets);
+  BitWriter out(&table[0]);
   uint64_t state = f;
   const uint64_t max_fp = (uint64_t{1} << f) - 1;
   for (uint64_t b = 0; b < kBuckets; ++b) {
@@ -49,8 +50,9 @@ void CheckCodecRoundTrip(int f) {
       s = r % 5 == 0 ? 0 : r % 7 == 0 ? static_cast<uint32_t>(max_fp)
                                       : static_cast<uint32_t>(1 + r % max_fp);
     }
-    codec.Encode(want[b].data(), &table[0], b);
+    codec.Encode(want[b].data(), &out);
   }
+  out.Flush();
   for (uint64_t b = 0; b < kBuckets; ++b) {
     std::array<uint32_t, 4> got;
     codec.Decode(table.data(), b, got.data());

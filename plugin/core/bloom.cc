@@ -20,9 +20,7 @@ constexpr uint64_t kMaxSingleLineBytes = (uint64_t{1} << 29) - 1;
 bool IsLines(size_t payload_size) {
   return payload_size >= kLineBytes && payload_size % kLineBytes == 0;
 }
-// Odd 64-bit multiplier (2^64 / golden ratio); each probe takes the top bits
-// of the running product, which depend on every bit of the hash.
-constexpr uint64_t kProbeMul = 0x9e3779b97f4a7c15ULL;
+constexpr uint64_t kProbeMul = 0x9e3779b97f4a7c15ULL;  // as BloomReader's
 
 inline uint32_t ProbeBit(uint64_t mixed, uint32_t line_bits) {
   return FastRange32(static_cast<uint32_t>(mixed >> 32), line_bits);
@@ -54,6 +52,10 @@ double BloomExpectedFpr(double bits_per_key, int probes) {
 }
 
 int BloomProbes(double bits_per_key) {
+  // Policies ask again for every builder, almost always with the same value.
+  thread_local double last_bits_per_key = -1;
+  thread_local int last_probes = 0;
+  if (bits_per_key == last_bits_per_key) return last_probes;
   // The FPR is unimodal in k: walk from the textbook (m/n) ln 2.
   int k = std::clamp(static_cast<int>(bits_per_key * 0.6931), 1, kMaxProbes);
   double fpr = BloomExpectedFpr(bits_per_key, k);
@@ -65,6 +67,11 @@ int BloomProbes(double bits_per_key) {
       fpr = next;
     }
   }
+  // Near the optimum the FPR is flat; fewer probes build and answer
+  // positives faster. Take the fewest within 1% of the best.
+  while (k > 1 && BloomExpectedFpr(bits_per_key, k - 1) <= fpr * 1.01) --k;
+  last_bits_per_key = bits_per_key;
+  last_probes = k;
   return k;
 }
 
@@ -98,7 +105,14 @@ void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
     const uint64_t num_lines = lines ? payload_size / kLineBytes : 1;
     const uint32_t line_bits =
         lines ? kLineBits : static_cast<uint32_t>(payload_size * 8);
-    for (uint64_t h : hashes) {
+    // Lines are written in random order: prefetch a few keys ahead so the
+    // cache misses overlap.
+    constexpr size_t kAhead = 8;
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      if (i + kAhead < hashes.size()) {
+        __builtin_prefetch(payload + FastRange64(hashes[i + kAhead], num_lines) * kLineBytes, 1);
+      }
+      const uint64_t h = hashes[i];
       char* line = payload + FastRange64(h, num_lines) * kLineBytes;
       uint64_t mixed = h;
       for (int i = 0; i < probes_; ++i) {
@@ -128,33 +142,6 @@ BloomReader::BloomReader(const char* payload, size_t payload_size, int probes)
     num_lines_ = payload_size > 0 ? 1 : 0;
     line_bits_ = static_cast<uint32_t>(payload_size * 8);
   }
-}
-
-const char* BloomReader::LineFor(uint64_t hash) const {
-  return payload_ + FastRange64(hash, num_lines_) * kLineBytes;
-}
-
-bool BloomReader::ProbeLine(const char* line, uint64_t hash) const {
-  uint64_t mixed = hash;
-  if (line_bits_ == kLineBits) {  // the common case: ProbeBit is a shift
-    for (int i = 0; i < probes_; ++i) {
-      mixed *= kProbeMul;
-      const auto bit = static_cast<uint32_t>(mixed >> 55);
-      if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
-    }
-    return true;
-  }
-  for (int i = 0; i < probes_; ++i) {
-    mixed *= kProbeMul;
-    const uint32_t bit = ProbeBit(mixed, line_bits_);
-    if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
-  }
-  return true;
-}
-
-bool BloomReader::MayMatch(uint64_t hash) const {
-  if (num_lines_ == 0) return false;  // no key was added
-  return ProbeLine(LineFor(hash), hash);
 }
 
 void BloomReader::MayMatchBatch(size_t n, const uint64_t* hashes,

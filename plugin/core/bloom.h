@@ -17,6 +17,7 @@
 #pragma once
 
 #include "filter.h"
+#include "hash.h"
 
 namespace sstfilter {
 
@@ -44,6 +45,12 @@ class BloomBuilder : public FilterBuilder {
   size_t FilterSize(size_t num_keys) const override;
   int probes() const { return probes_; }
 
+  // Appends a filter over `hashes` (no adjacent repeats) without touching
+  // the builder's own state; for other builders that fall back to Bloom.
+  void Build(const std::vector<uint64_t>& hashes, std::string* dst) const {
+    BuildInto(hashes, dst);
+  }
+
  protected:
   void BuildInto(const std::vector<uint64_t>& hashes,
                  std::string* dst) const override;
@@ -66,13 +73,40 @@ class BloomReader final : public FilterReader {
   // least the trailer, and must outlive the reader.
   BloomReader(const char* payload, size_t payload_size, int probes);
 
-  bool MayMatch(uint64_t hash) const override;
+  bool MayMatch(uint64_t hash) const override {
+    if (num_lines_ == 0) return false;  // no key was added
+    return ProbeLine(LineFor(hash), hash);
+  }
   void MayMatchBatch(size_t n, const uint64_t* hashes,
                      bool* results) const override;
 
  private:
-  const char* LineFor(uint64_t hash) const;
-  bool ProbeLine(const char* line, uint64_t hash) const;
+  // Odd 64-bit multiplier (2^64 / golden ratio); each probe takes the top
+  // bits of the running product, which depend on every bit of the hash.
+  static constexpr uint64_t kProbeMul = 0x9e3779b97f4a7c15ULL;
+  static constexpr uint32_t kLineBits = 512;
+
+  const char* LineFor(uint64_t hash) const {
+    return payload_ + FastRange64(hash, num_lines_) * (kLineBits / 8);
+  }
+
+  bool ProbeLine(const char* line, uint64_t hash) const {
+    uint64_t mixed = hash;
+    if (line_bits_ == kLineBits) {  // the common case: the bit is a shift
+      for (int i = 0; i < probes_; ++i) {
+        mixed *= kProbeMul;
+        const auto bit = static_cast<uint32_t>(mixed >> 55);
+        if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
+      }
+      return true;
+    }
+    for (int i = 0; i < probes_; ++i) {
+      mixed *= kProbeMul;
+      const uint32_t bit = FastRange32(static_cast<uint32_t>(mixed >> 32), line_bits_);
+      if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
+    }
+    return true;
+  }
 
   const char* payload_;
   uint64_t num_lines_;  // 0 for an empty filter

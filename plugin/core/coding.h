@@ -58,16 +58,35 @@ inline uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
   return width == 64 ? v : v & ((uint64_t{1} << width) - 1);
 }
 
-// Writes the low `width` (1..57) bits of `value` at bit `pos`; the inverse
-// of LoadBits. Other bits are preserved. Touches 8 bytes from pos / 8.
-inline void StoreBits(char* base, uint64_t pos, unsigned width,
-                      uint64_t value) {
-  char* p = base + (pos >> 3);
-  unsigned shift = static_cast<unsigned>(pos & 7);
-  uint64_t mask = ((uint64_t{1} << width) - 1) << shift;
-  uint64_t word = DecodeFixed64(p);
-  word = (word & ~mask) | ((value << shift) & mask);
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(word >> (8 * i));
-}
+// Appends bit fields to a byte buffer in the little-endian bit order of
+// LoadBits: the first field written lands in the lowest bits. For writing
+// packed arrays front to back. Bytes already in the buffer are overwritten.
+class BitWriter {
+ public:
+  explicit BitWriter(char* out) : out_(out) {}
+
+  // Appends the low `width` (0..32) bits of `value`.
+  void Put(uint64_t value, unsigned width) {
+    acc_ |= (value & ((uint64_t{1} << width) - 1)) << pending_;
+    pending_ += width;
+    while (pending_ >= 8) {
+      *out_++ = static_cast<char>(acc_);
+      acc_ >>= 8;
+      pending_ -= 8;
+    }
+  }
+
+  // Writes the last partial byte, if any.
+  void Flush() {
+    if (pending_ > 0) *out_++ = static_cast<char>(acc_);
+    acc_ = 0;
+    pending_ = 0;
+  }
+
+ private:
+  char* out_;
+  uint64_t acc_ = 0;
+  unsigned pending_ = 0;  // bits in acc_, < 8 between calls
+};
 
 }  // namespace sstfilter

@@ -15,9 +15,14 @@
 //   overflow a bucket pair.
 // - Power-of-two tables: B is sized from the key count (load up to 95%).
 // - Deleting keys: the filter is immutable; there is no delete.
-// - Failed placement: after kMaxKicks evictions the homeless entry goes to a
+// - Failed placement: when both buckets are full, one of their eight
+//   entries moves to its other bucket if that has room; otherwise a random
+//   walk of up to kMaxKicks evictions. An entry still homeless goes to a
 //   small stash checked by every query; if the stash fills, the table is
 //   rebuilt a few percent larger. Never a false negative.
+// - Tiny filters (a handful of keys) where no table fits the budget are
+//   written as Bloom filters of the budget: the reader dispatches on the
+//   trailer's kind.
 //
 // Space: the builder picks the variant (when kAuto) and fingerprint size
 // with the lowest expected FPR whose table fits in n * bits_per_key bits, at
@@ -27,6 +32,7 @@
 
 #include <memory>
 
+#include "bloom.h"
 #include "filter.h"
 #include "trailer.h"
 
@@ -47,12 +53,16 @@ struct CuckooShape {
   FilterKind kind = FilterKind::kCuckooSemiSorted;
   int fp_bits = 0;
   uint64_t num_buckets = 0;
+  size_t stash_entries = 0;  // known once placed
+  bool fits_budget = true;   // false: no table fits n * bits_per_key bits
 };
 
 unsigned CuckooBucketBits(FilterKind kind, int fp_bits);
 
-// The shape a builder uses for `num_keys` keys. For tiny key counts where
-// no shape fits the budget, the smallest table that holds the keys.
+// The lowest-FPR shape for `num_keys` keys within the budget. Where none
+// fits (a handful of keys: a bucket is 12 to 128 bits), the smallest table
+// that holds the keys, with fits_budget false; the builder then writes a
+// Bloom filter of the budget instead.
 CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
                               CuckooVariant variant);
 
@@ -74,6 +84,7 @@ class CuckooBuilder : public FilterBuilder {
  private:
   double bits_per_key_;
   CuckooVariant variant_;
+  BloomBuilder tiny_;  // for key counts no cuckoo table fits
 };
 
 // A reader for a cuckoo filter whose trailer parsed as `trailer`, or null if

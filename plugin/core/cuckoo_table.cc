@@ -15,11 +15,8 @@ PlainBucketCodec::PlainBucketCodec(int fp_bits)
       fp_mask_((uint64_t{1} << fp_bits) - 1) {}
 
 void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
-                              char* base, uint64_t bucket) const {
-  const uint64_t pos = bucket * bucket_bits_;
-  for (int j = 0; j < kSlotsPerBucket; ++j) {
-    StoreBits(base, pos + j * fp_bits_, fp_bits_, slots[j]);
-  }
+                              BitWriter* out) const {
+  for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(slots[j], fp_bits_);
 }
 
 void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
@@ -92,23 +89,23 @@ SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
     : high_bits_(static_cast<unsigned>(fp_bits) - 4),
       bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_),
       high_mask_((uint64_t{1} << high_bits_) - 1),
-      decode_(Codes().decode.data()) {}
+      decode_(Codes().decode.data()),
+      encode_(Codes().encode.data()) {}
 
 void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
-                                   char* base, uint64_t bucket) const {
-  std::array<uint32_t, kSlotsPerBucket> s;
-  std::copy(slots, slots + kSlotsPerBucket, s.begin());
-  std::sort(s.begin(), s.end(), [](uint32_t x, uint32_t y) {
-    return (x & 15) != (y & 15) ? (x & 15) < (y & 15) : (x >> 4) < (y >> 4);
-  });
+                                   BitWriter* out) const {
+  // Sort by (low nibble, high part): rotating the nibble to the top makes
+  // that plain integer order. A 5-comparator network sorts four values.
+  uint32_t s[kSlotsPerBucket];
+  for (int j = 0; j < kSlotsPerBucket; ++j) s[j] = (slots[j] << 28) | (slots[j] >> 4);
+  auto order = [&s](int a, int b) {
+    if (s[a] > s[b]) std::swap(s[a], s[b]);
+  };
+  order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2);
   unsigned packed = 0;
-  for (int j = 0; j < kSlotsPerBucket; ++j) packed |= (s[j] & 15) << (4 * j);
-  const uint64_t pos = bucket * bucket_bits_;
-  StoreBits(base, pos, kCodeBits, Codes().encode[packed]);
-  if (high_bits_ == 0) return;
-  for (int j = 0; j < kSlotsPerBucket; ++j) {
-    StoreBits(base, pos + kCodeBits + j * high_bits_, high_bits_, s[j] >> 4);
-  }
+  for (int j = 0; j < kSlotsPerBucket; ++j) packed |= (s[j] >> 28) << (4 * j);
+  out->Put(encode_[packed], kCodeBits);
+  for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, high_bits_);
 }
 
 void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,

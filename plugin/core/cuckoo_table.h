@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "coding.h"
+
 namespace sstfilter {
 
 constexpr int kSlotsPerBucket = 4;
@@ -24,8 +26,8 @@ class PlainBucketCodec {
   explicit PlainBucketCodec(int fp_bits);
 
   unsigned bucket_bits() const { return bucket_bits_; }
-  void Encode(const uint32_t slots[kSlotsPerBucket], char* base,
-              uint64_t bucket) const;
+  // Appends the next bucket; buckets are written in order from bucket 0.
+  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
   void Decode(const char* base, uint64_t bucket,
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
@@ -56,10 +58,9 @@ class SemiSortedBucketCodec {
   explicit SemiSortedBucketCodec(int fp_bits);
 
   unsigned bucket_bits() const { return bucket_bits_; }
-  // Sorts the slots (by low nibble, then high bits) before packing, so
-  // equal contents give equal bits whatever their order.
-  void Encode(const uint32_t slots[kSlotsPerBucket], char* base,
-              uint64_t bucket) const;
+  // Appends the next bucket, its slots sorted (by low nibble, then high
+  // bits) so equal contents give equal bits whatever their order.
+  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
   void Decode(const char* base, uint64_t bucket,
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
@@ -69,6 +70,7 @@ class SemiSortedBucketCodec {
   unsigned bucket_bits_;
   uint64_t high_mask_;
   const uint16_t* decode_;  // rank -> four sorted nibbles
+  const uint16_t* encode_;  // four sorted nibbles -> rank
 };
 
 }  // namespace sstfilter

@@ -9,11 +9,22 @@
 #include <cstddef>
 #include <cstdint>
 
+// Inlined: hashing is a large share of a filter query's cost.
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
 namespace sstfilter {
+
+// Arbitrary, fixed by format version 1.
+constexpr uint64_t kKeyHashSeed = 0x73737466696c7431ULL;  // "sstfilt1"
 
 // The 64-bit hash every filter is built from. Stable forever for format
 // version 1: changing it changes which bits a key sets.
-uint64_t KeyHash(const char* data, size_t size);
+inline uint64_t KeyHash(const char* data, size_t size) {
+  return XXH3_64bits_withSeed(data, size, kKeyHashSeed);
+}
 
 // Checksum stored in each filter's trailer: the low 32 bits of XXH3-64 with
 // a seed distinct from KeyHash's.
