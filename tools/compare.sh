@@ -15,7 +15,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 if [ "${SKIP_SETUP:-0}" != 1 ]; then
   # Only the plugin is needed here: the first run skips building the tests.
-  BUILD_DIR=$BUILD_DIR SETUP_TARGETS=sstfilter "$ROOT/tools/setup.sh"
+  BUILD_DIR=$BUILD_DIR SETUP_TARGETS="sstfilter sstfilter_check" "$ROOT/tools/setup.sh"
 fi
 exec python3 "$ROOT/tools/db_bench_compare.py" \
-  --plugin "$BUILD_DIR/libsstfilter.so" --work-dir "$BUILD_DIR" "$@"
+  --plugin "$BUILD_DIR/libsstfilter.so" --check-tool "$BUILD_DIR/tools/sstfilter_check" \
+  --work-dir "$BUILD_DIR" "$@"

@@ -188,6 +188,16 @@ def check_filter_written(cfg, sst_dump):
     return p[:6]
 
 
+def check_policy_loads(cfg, check_tool):
+    """For sstfilter configs: sstfilter_check (sstfilter::CheckFilterPolicyInEffect)
+    on the DB's own OPTIONS file, i.e. a reopen would get the policy too."""
+    if not check_tool or not (cfg.policy or "").startswith("sstfilter."):
+        return []
+    out = subprocess.run([check_tool, cfg.db], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    return [] if out.returncode == 0 else [out.stdout.strip()]
+
+
 def parse_bench(out, bench):
     m = re.search(rf"^{bench}\s*:\s*[\d.]+ micros/op (\d+) ops/sec.*?"
                   r"(?:\((\d+) of (\d+) found\))?\s*$", out, re.M)
@@ -260,6 +270,7 @@ class Runner:
             _, secs = self.db_bench(cfg, "fill", ["-benchmarks=fillrandom,compact",
                                                   f"-seed={FILL_SEED}"])
             problems = check_filter_written(cfg, self.args.sst_dump)
+            problems += check_policy_loads(cfg, self.args.check_tool)
         except RuntimeError as e:
             secs, problems = 0, [str(e)]
         if problems:
@@ -444,6 +455,9 @@ def main():
                     help="the library to LD_PRELOAD ('' for none)")
     ap.add_argument("--db-bench", default="db_bench", help="default: from PATH")
     ap.add_argument("--sst-dump", default="sst_dump", help="default: from PATH")
+    ap.add_argument("--check-tool",
+                    default=os.path.join(ROOT, "build", "tools", "sstfilter_check"),
+                    help="sstfilter_check, run on each sstfilter DB ('' to skip)")
     ap.add_argument("--work-dir", default=os.path.join(ROOT, "build"),
                     help="where the DBs go (a temporary directory inside); "
                     "needs O_DIRECT, so not tmpfs")
@@ -462,6 +476,8 @@ def main():
         env["LD_PRELOAD"] = os.path.abspath(args.plugin)
         if not os.path.exists(env["LD_PRELOAD"]):
             sys.exit(f"error: {env['LD_PRELOAD']} not found (build it: tools/setup.sh)")
+    if args.check_tool and not os.path.exists(args.check_tool):
+        sys.exit(f"error: {args.check_tool} not found (build it: tools/setup.sh)")
     for tool in ("db_bench", "sst_dump"):
         path = shutil.which(getattr(args, tool))
         if not path:

@@ -46,15 +46,15 @@ inline uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
 }
 
 // Reads `width` (1..64) bits at bit `pos`: one 8-byte load from byte
-// pos / 8, plus the byte after it when the field straddles the load. The
-// caller guarantees 8 bytes from pos / 8 are addressable.
+// pos / 8 and the byte after it, combined without a branch (whether a field
+// straddles the load is random per bucket, so a branch would mispredict).
+// The caller guarantees 9 bytes from pos / 8 are addressable.
 inline uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
   const char* p = base + (pos >> 3);
   const unsigned shift = static_cast<unsigned>(pos & 7);
-  uint64_t v = DecodeFixed64(p) >> shift;
-  if (shift + width > 64) {
-    v |= static_cast<uint64_t>(static_cast<unsigned char>(p[8])) << (64 - shift);
-  }
+  const uint64_t next = static_cast<unsigned char>(p[8]);
+  // (next << 1) << (63 - shift) is next << (64 - shift), and 0 for shift 0.
+  const uint64_t v = (DecodeFixed64(p) >> shift) | ((next << 1) << (63 - shift));
   return width == 64 ? v : v & ((uint64_t{1} << width) - 1);
 }
 

@@ -5,7 +5,7 @@
 // Addressing, for a table of B buckets (any B, not only powers of two):
 //   i1  = FastRange64(hash, B)                     (high bits of the hash)
 //   fp  = 1 + FastRange32(low 32 bits, 2^f - 1)    (never 0)
-//   alt(i, fp) = (T(fp) - i) mod B,  T(fp) = FastRange64(Mix64(fp), B)
+//   alt(i, fp) = (T(fp) - i) mod B,  T(fp) = FastRange64(fp * C, B)
 // alt is an involution, alt(alt(i, fp), fp) == i, so an entry can move
 // between its two buckets knowing only where it is and its fingerprint.
 //

@@ -21,9 +21,10 @@ rocksdb::Status CheckFilterPolicyInEffect(const rocksdb::ColumnFamilyOptions& op
   const rocksdb::FilterPolicy* policy = table->filter_policy.get();
   if (policy == nullptr) {
     return rocksdb::Status::InvalidArgument(
-        "filter_policy is null: SSTs get no filter. If the options named an "
-        "sstfilter.* policy, libsstfilter was not loaded (RocksDB drops "
-        "unregistered policy ids silently)");
+        "filter_policy is null: SSTs get no filter. RocksDB silently drops "
+        "a filter_policy id that no loaded library registered, or that it "
+        "could not parse: is libsstfilter loaded, and is the id spelled "
+        "right?");
   }
   if (!IsSstFilterPolicy(policy)) {
     return rocksdb::Status::InvalidArgument(

@@ -26,36 +26,23 @@
 // bit/key, instead: at most 2 bytes over from 3 bits/key up, more below.
 //
 // LevelDB keeps one filter per 2 KiB of data-block offsets, so filters hold
-// tens of keys and the trailer costs about 2 bits/key of the budget.
-// Measured at bits_per_key = 10 on random keys (tools/leveldb_bench
-// --key_style=random):
-//
-//   keys per filter          1     5    10    20    35    50   100   200  1000
-//   bytes/key (LevelDB's)  9.0   1.8   1.4   1.3  1.29  1.28  1.26  1.25  1.25
-//   payload bits/key       8.0   1.6   4.8   7.2   8.5   9.0  (see below)
-//   LevelDB's Bloom FPR   0.2%  1.5%  1.3%  1.2%  1.0%  1.0%  0.9%  0.9%  0.9%
-//   sstfilter bloom FPR   3.8%   49%   10%  3.3%  1.8%  1.4%  8.8%  2.6%  1.0%
-//   sstfilter cuckoo FPR  3.8%   49%   10%  3.3%  1.8%  1.4%  1.3%  0.7%  0.7%
-//
-// So on random keys ours trails LevelDB's Bloom at these sizes. On keys
-// that differ only in their last bytes (sequential numbers, the common
-// case) LevelDB's 32-bit hash with double hashing does far worse, 1% to 40%
-// depending on filter size and key layout (11% overall in
-// tools/leveldb_bench's default workload), while ours stays as above: 6x
-// fewer table reads for absent keys there. A Bloom payload of 64 bytes or
-// more is whole 64-byte lines, so it may use up to 63 bytes less than the
-// budget (100 keys: 64 of 118 bytes).
+// tens of keys and the trailer costs about 2 bits/key of that budget. What
+// that buys and costs, by filter size and key style, is measured by
+// tools/leveldb_bench (tables in README.md): far fewer table reads than
+// LevelDB's own Bloom on keys that differ only in their last bytes, where
+// its 32-bit hash does badly; somewhat more on random keys.
 //
 // Cuckoo: the cuckoo policy writes a cuckoo table where one fits the budget
 // at the type's minimum bits/key or more and is expected to be more accurate
-// than a Bloom filter of the same bytes (at 10 bits/key: from about 60 keys
-// per filter); otherwise, and if placement needed a stash that would break
-// the budget, it writes that Bloom filter. Both are the same encoding: any
-// sstfilter LevelDB policy reads filters written by any other.
+// than a Bloom filter of the same bytes (at 10 bits/key: from a few hundred
+// keys per filter); otherwise, and if placement needed a stash that would
+// break the budget, it writes that Bloom filter (one exact-size line).
+// Both are one encoding: any sstfilter LevelDB policy reads filters written
+// by any other.
 //
 // Cost: LevelDB hands the filter bytes to every KeyMayMatch call, so each
-// call checks the trailer's checksum over the whole filter: about 60-75 ns
-// for a 35-key filter (LevelDB's Bloom: about 50 ns).
+// call checks the trailer's checksum over the whole filter (a few ns for
+// LevelDB's typical 40-byte filters).
 //
 // Name(): "sstfilter.v<format version>" for every type, so the meta block
 // is "filter.sstfilter.v1". The name changes when the encoding changes;
