@@ -67,11 +67,17 @@ class CuckooReader final : public FilterReader {
 
  private:
   bool Probe(uint64_t i1, uint64_t i2, uint32_t fp) const {
-    // Both buckets are read for every negative; start the second miss
-    // before working on the first.
-    __builtin_prefetch(table_ + i2 * codec_.bucket_bits() / 8);
-    if (codec_.Contains(table_, i1, fp) || codec_.Contains(table_, i2, fp)) {
-      return true;
+    // Both buckets are read for every negative: issue both loads before
+    // working on either, so their cache misses overlap.
+    if (codec_.word_sized()) {
+      const uint64_t w1 = codec_.LoadWord(table_, i1);
+      const uint64_t w2 = codec_.LoadWord(table_, i2);
+      if (codec_.WordContains(w1, fp) | codec_.WordContains(w2, fp)) return true;
+    } else {
+      __builtin_prefetch(table_ + i2 * codec_.bucket_bits() / 8);
+      if (codec_.Contains(table_, i1, fp) || codec_.Contains(table_, i2, fp)) {
+        return true;
+      }
     }
     return layout_.stash_entries != 0 &&
            StashContains(layout_.stash, layout_.stash_entries, i1, i2, fp);

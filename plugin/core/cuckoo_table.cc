@@ -19,6 +19,10 @@ void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
   for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(slots[j], fp_bits_);
 }
 
+bool PlainBucketCodec::WordContains(uint64_t word, uint32_t fp) const {
+  return AnyLaneEquals(word, fp_bits_, fp_mask_, fp);
+}
+
 void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
                               uint32_t slots[kSlotsPerBucket]) const {
   const uint64_t pos = bucket * bucket_bits_;
@@ -30,9 +34,7 @@ void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
 bool PlainBucketCodec::Contains(const char* base, uint64_t bucket,
                                 uint32_t fp) const {
   const uint64_t pos = bucket * bucket_bits_;
-  if (bucket_bits_ <= 64) {  // the whole bucket in one word
-    return AnyLaneEquals(LoadBitsWide(base, pos, bucket_bits_), fp_bits_, fp_mask_, fp);
-  }
+  if (word_sized()) return WordContains(LoadWord(base, bucket), fp);
   for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
     if (LoadBits(base, pos + j * fp_bits_, fp_bits_) == fp) return true;
   }
@@ -108,6 +110,13 @@ void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
   for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, high_bits_);
 }
 
+bool SemiSortedBucketCodec::WordContains(uint64_t word, uint32_t fp) const {
+  const unsigned nibbles = decode_[word & ((1u << kCodeBits) - 1)];
+  // A slot matches if both its nibble and its high part do.
+  return AnyLaneEqualsBoth(nibbles, fp & 15, word >> kCodeBits, high_bits_, high_mask_,
+                           fp >> 4);
+}
+
 void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,
                                    uint32_t slots[kSlotsPerBucket]) const {
   const uint64_t pos = bucket * bucket_bits_;
@@ -123,14 +132,7 @@ void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,
 
 bool SemiSortedBucketCodec::Contains(const char* base, uint64_t bucket,
                                      uint32_t fp) const {
-  if (bucket_bits_ <= 64) {  // f <= 17: the whole bucket in one word
-    const uint64_t word = LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
-    const unsigned nibbles = decode_[word & ((1u << kCodeBits) - 1)];
-    // A slot matches if both its nibble and its high part do; build a mask
-    // of nibble matches, then test the high parts of those slots.
-    return AnyLaneEqualsBoth(nibbles, fp & 15, word >> kCodeBits, high_bits_,
-                             high_mask_, fp >> 4);
-  }
+  if (word_sized()) return WordContains(LoadWord(base, bucket), fp);
   uint32_t slots[kSlotsPerBucket];
   Decode(base, bucket, slots);
   bool found = false;

@@ -32,6 +32,15 @@ class PlainBucketCodec {
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
+  // For buckets of up to 64 bits (f <= 16): the bucket as one word, and
+  // the match on that word. Split so a query can issue both buckets' loads
+  // before it works on either.
+  bool word_sized() const { return bucket_bits_ <= 64; }
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
+  }
+  bool WordContains(uint64_t word, uint32_t fp) const;
+
  private:
   unsigned fp_bits_;
   unsigned bucket_bits_;
@@ -64,6 +73,13 @@ class SemiSortedBucketCodec {
   void Decode(const char* base, uint64_t bucket,
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
+
+  // As PlainBucketCodec's, for f <= 17.
+  bool word_sized() const { return bucket_bits_ <= 64; }
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
+  }
+  bool WordContains(uint64_t word, uint32_t fp) const;
 
  private:
   unsigned high_bits_;  // f - 4
