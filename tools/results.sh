@@ -58,6 +58,8 @@ if want large; then
   run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo
 fi
 if want fuzz; then
-  run fuzz.md env SECONDS_PER_TARGET=300 "$ROOT/tools/fuzz.sh"
+  run fuzz.md env SECONDS_PER_TARGET=120 "$ROOT/tools/fuzz.sh"
 fi
-echo "results in $OUT" >&2
+
+python3 "$ROOT/tools/update_readme.py"
+echo "results in $OUT; README.md tables updated" >&2

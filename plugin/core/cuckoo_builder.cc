@@ -15,6 +15,7 @@ namespace sstfilter {
 namespace {
 
 constexpr double kMaxLoad = 0.95;
+constexpr double kLoadTolerance = 1.001;
 constexpr double kMinLoad = 0.50;
 constexpr int kMaxKicks = 500;
 
@@ -208,11 +209,14 @@ CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
   if (variant != CuckooVariant::kPlain) kinds.push_back(FilterKind::kCuckooSemiSorted);
 
   const double n = static_cast<double>(num_keys);
-  // (The epsilon keeps budgets where n / (4 * 0.95) is a whole number, such
-  // as 20 bits/key with semi-sorted f = 20, from missing by a rounding error.)
+  // The load limit is 95% give or take 0.1%: at budgets such as 20
+  // bits/key (semi-sorted f = 20: 19 bits a slot, exactly 95%) rounding
+  // the bucket count up would otherwise overshoot the budget by a few bits
+  // and drop to a fingerprint one bit shorter, doubling the FPR.
   const uint64_t min_buckets =
-      num_keys == 0 ? 0
-                    : std::max<uint64_t>(1, CeilDiv(n / (kSlotsPerBucket * kMaxLoad) - 1e-6));
+      num_keys == 0
+          ? 0
+          : std::max<uint64_t>(1, CeilDiv(n / (kSlotsPerBucket * kMaxLoad * kLoadTolerance)));
   const uint64_t low_load_buckets =
       std::max(min_buckets, CeilDiv(n / (kSlotsPerBucket * kMinLoad)));
   const double budget_bits = std::floor(n * bits_per_key);
