@@ -34,7 +34,8 @@ step "3/4 concurrency tests under TSan (build-tsan/)"
 BUILD_DIR="$ROOT/build-tsan" BUILD_TYPE=RelWithDebInfo \
   SSTFILTER_CMAKE_ARGS="-DSSTFILTER_SANITIZE=thread -DSSTFILTER_BUILD_TOOLS=OFF -DSSTFILTER_WITH_LEVELDB=OFF" \
   SETUP_TARGETS="rocksdb_concurrency_test" "$ROOT/tools/setup.sh"
-run_ctest "$ROOT/build-tsan" -R Concurrency
+TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp ${TSAN_OPTIONS:-}" \
+  run_ctest "$ROOT/build-tsan" -R Concurrency
 
 step "4/4 fuzzing"
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60} "$ROOT/tools/fuzz.sh"

@@ -7,6 +7,7 @@
 #include "../core/cuckoo_reader.h"
 #include "../core/hash.h"
 #include "../core/trailer.h"
+#include "tsan_handoff.h"
 
 namespace sstfilter {
 namespace {
@@ -78,13 +79,17 @@ template <typename R>
 class TypedBitsReader final : public rocksdb::FilterBitsReader {
  public:
   explicit TypedBitsReader(std::unique_ptr<FilterReader> owner)
-      : owner_(std::move(owner)), reader_(static_cast<const R&>(*owner_)) {}
+      : owner_(std::move(owner)), reader_(static_cast<const R&>(*owner_)) {
+    PublishedBy(this);
+  }
 
   bool MayMatch(const rocksdb::Slice& key) override {
+    ReceivedFrom(this);
     return reader_.MayMatch(HashOf(key));
   }
 
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
+    ReceivedFrom(this);
     constexpr int kChunk = 64;
     uint64_t hashes[kChunk];
     for (int base = 0; base < num_keys; base += kChunk) {

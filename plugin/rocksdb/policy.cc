@@ -7,6 +7,7 @@
 #include <rocksdb/utilities/options_type.h>
 
 #include "bits_adapter.h"
+#include "tsan_handoff.h"
 
 namespace sstfilter {
 namespace {
@@ -67,10 +68,12 @@ const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
 SstFilterPolicy::SstFilterPolicy(const FilterSpec& spec)
     : spec_(spec), name_(std::string(kIdPrefix) + FilterTypeName(spec.type)) {
   RegisterOptions("sstfilter", &spec_, &OptionsMap());
+  PublishedBy(this);
 }
 
 rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const rocksdb::FilterBuildingContext& context) const {
+  ReceivedFrom(this);
   return new BitsBuilderAdapter(
       NewFilterBuilder(spec_),
       context.table_options.detect_filter_construct_corruption);
@@ -78,6 +81,7 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
 
 rocksdb::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
     const rocksdb::Slice& contents) const {
+  ReceivedFrom(this);
   return NewBitsReader(contents);
 }
 
