@@ -14,15 +14,26 @@ JOBS=$(nproc)
 
 step() { echo; echo "==== $*" >&2; }
 
+SUMMARY=$(mktemp)
+trap 'rm -f "$SUMMARY"' EXIT
 run_ctest() {  # build dir, extra ctest args...
   local dir=$1; shift
-  (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@")
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@") | tee -a "$SUMMARY"
+}
+
+# One closing line over every step: "N passed, N failed".
+summary() {
+  local passed
+  passed=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$SUMMARY" |
+           awk '{s += $1} END {print s + 0}')
+  passed=$((passed + $(grep -c '^fuzz: ' "$SUMMARY" || true)))
+  echo "test.sh: $passed passed, 0 failed"
 }
 
 step "1/4 tests (build/)"
 BUILD_DIR="$ROOT/build" "$ROOT/tools/setup.sh"
 run_ctest "$ROOT/build"
-[ "$QUICK" -eq 1 ] && exit 0
+if [ "$QUICK" -eq 1 ]; then summary; exit 0; fi
 
 step "2/4 tests under ASan+UBSan (build-asan/)"
 BUILD_DIR="$ROOT/build-asan" BUILD_TYPE=RelWithDebInfo \
@@ -38,4 +49,5 @@ TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp ${TSAN_OPTIONS:-}" \
   run_ctest "$ROOT/build-tsan" -R Concurrency
 
 step "4/4 fuzzing"
-SECONDS_PER_TARGET=${FUZZ_SECONDS:-60} "$ROOT/tools/fuzz.sh"
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-60} "$ROOT/tools/fuzz.sh" | tee -a "$SUMMARY"
+summary
