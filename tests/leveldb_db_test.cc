@@ -16,8 +16,8 @@
 namespace sstfilter {
 namespace {
 
-using test::LevelDBAbsentKeyAt;
-using test::LevelDBKeyAt;
+using test::AbsentKeyAt;
+using test::KeyAt;
 
 constexpr uint64_t kNumKeys = 200000;
 constexpr uint64_t kNumAbsent = 20000;
@@ -52,7 +52,7 @@ class LevelDBDatabaseTest : public ::testing::Test {
     leveldb::WriteBatch batch;
     for (uint64_t j = 0; j < count; ++j) {
       const uint64_t i = first + (j * 7919) % count;  // 7919 is prime: a permutation
-      batch.Put(LevelDBKeyAt(i), ValueAt(i));
+      batch.Put(KeyAt(i), ValueAt(i));
       if (batch.ApproximateSize() > (1 << 20)) {
         ASSERT_TRUE(db->Write({}, &batch).ok());
         batch.Clear();
@@ -85,7 +85,7 @@ class LevelDBDatabaseTest : public ::testing::Test {
     std::string value;
     uint64_t wrong = 0;
     for (uint64_t i = first; i < first + count; ++i) {
-      const leveldb::Status s = db->Get({}, LevelDBKeyAt(i), &value);
+      const leveldb::Status s = db->Get({}, KeyAt(i), &value);
       wrong += !s.ok() || value != ValueAt(i);
     }
     EXPECT_EQ(wrong, 0u) << "of " << count << " present keys";
@@ -98,7 +98,7 @@ class LevelDBDatabaseTest : public ::testing::Test {
     uint64_t found = 0;
     env_.ResetReads();
     for (uint64_t j = 0; j < kNumAbsent; ++j) {
-      const leveldb::Status s = db->Get({}, LevelDBAbsentKeyAt(j * (num_keys / kNumAbsent)), &value);
+      const leveldb::Status s = db->Get({}, AbsentKeyAt(j * (num_keys / kNumAbsent)), &value);
       EXPECT_TRUE(s.ok() || s.IsNotFound()) << s.ToString();
       found += s.ok();
     }
@@ -106,7 +106,7 @@ class LevelDBDatabaseTest : public ::testing::Test {
     return env_.reads();
   }
 
-  test::LevelDBTempDir dir_;
+  test::TempDir dir_;
   ReadCountingEnv env_;
   std::unique_ptr<leveldb::Cache> no_cache_{leveldb::NewLRUCache(0)};
   std::unique_ptr<const leveldb::FilterPolicy> leveldb_bloom_{

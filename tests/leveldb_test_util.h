@@ -1,7 +1,9 @@
-// Shared pieces of the LevelDB adapter tests: a temporary directory, keys,
-// filters, and a policy by type name.
+// Shared pieces of the LevelDB adapter tests: keys, filters, and a policy
+// by type name (temporary directory and keys: db_test_util.h).
 
 #pragma once
+
+#include "db_test_util.h"
 
 #include <gtest/gtest.h>
 #include <leveldb/filter_policy.h>
@@ -20,37 +22,6 @@
 namespace sstfilter {
 namespace test {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
-class LevelDBTempDir {
- public:
-  LevelDBTempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base ? base : "/tmp") + "/sstfilter-leveldb-XXXXXX";
-    path_ = mkdtemp(&tmpl[0]) ? tmpl : "";
-    EXPECT_FALSE(path_.empty());
-  }
-  ~LevelDBTempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  LevelDBTempDir(const LevelDBTempDir&) = delete;
-  LevelDBTempDir& operator=(const LevelDBTempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Sequential-style keys, as most LevelDB users write them.
-inline std::string LevelDBKeyAt(uint64_t i) {
-  char buf[24];
-  snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));
-  return buf;
-}
-
-// A key that sorts between written keys but was never written.
-inline std::string LevelDBAbsentKeyAt(uint64_t i) { return LevelDBKeyAt(i) + "x"; }
-
 // Random-looking keys (SplitMix64 of i), distinct for distinct i.
 inline std::string LevelDBHashedKeyAt(uint64_t i) {
   uint64_t z = i * 0x9e3779b97f4a7c15ULL + 0x9e3779b97f4a7c15ULL;
@@ -66,7 +37,7 @@ inline std::string LevelDBHashedKeyAt(uint64_t i) {
 inline std::vector<std::string> Keys(size_t n, size_t first, bool hashed) {
   std::vector<std::string> keys;
   for (size_t i = first; i < first + n; ++i) {
-    keys.push_back(hashed ? LevelDBHashedKeyAt(i) : LevelDBKeyAt(i));
+    keys.push_back(hashed ? LevelDBHashedKeyAt(i) : KeyAt(i));
   }
   std::sort(keys.begin(), keys.end());
   return keys;
