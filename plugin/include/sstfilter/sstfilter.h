@@ -74,7 +74,8 @@ namespace ROCKSDB_NAMESPACE {
 // catch-all for other "sstfilter.*" ids that fails with InvalidArgument
 // (so a typo is an error, not a silent missing filter). Returns the number
 // of factories added. Signature and namespace follow RocksDB's plugin
-// convention (plugin/sstfilter/sstfilter.mk names it as sstfilter_FUNC).
+// convention for registrars (the <name>_FUNC of an in-tree plugin; no
+// in-tree build file is shipped yet).
 int RegisterSstFilter(ObjectLibrary& library, const std::string& arg);
 
 }  // namespace ROCKSDB_NAMESPACE
