@@ -65,6 +65,18 @@ void CheckCodecRoundTrip(int f) {
         ASSERT_TRUE(codec.Contains(table.data(), b, fp));
       }
     }
+    // Contains answers exactly "is fp one of the slots" for any fp, near
+    // misses included (the word-at-a-time match must not over-match).
+    for (int q = 0; q < 200; ++q) {
+      const uint64_t r = test::SplitMix(&state);
+      uint32_t fp = static_cast<uint32_t>(1 + r % max_fp);
+      if (q % 2 == 0 && want[b][q % 4] != 0) {
+        fp = want[b][q % 4] ^ (1u << ((r >> 40) % f));  // one bit away
+        if (fp == 0 || fp > max_fp) continue;
+      }
+      const bool present = std::find(got.begin(), got.end(), fp) != got.end();
+      ASSERT_EQ(codec.Contains(table.data(), b, fp), present) << "f=" << f << " fp=" << fp;
+    }
   }
 }
 

@@ -12,15 +12,12 @@ namespace sstfilter {
 PlainBucketCodec::PlainBucketCodec(int fp_bits)
     : fp_bits_(static_cast<unsigned>(fp_bits)),
       bucket_bits_(kSlotsPerBucket * static_cast<unsigned>(fp_bits)),
-      fp_mask_((uint64_t{1} << fp_bits) - 1) {}
+      fp_mask_((uint64_t{1} << fp_bits) - 1),
+      lanes_(static_cast<unsigned>(fp_bits)) {}
 
 void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
                               BitWriter* out) const {
   for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(slots[j], fp_bits_);
-}
-
-bool PlainBucketCodec::WordContains(uint64_t word, uint32_t fp) const {
-  return AnyLaneEquals(word, fp_bits_, fp_mask_, fp);
 }
 
 void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
@@ -91,6 +88,9 @@ SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
     : high_bits_(static_cast<unsigned>(fp_bits) - 4),
       bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_),
       high_mask_((uint64_t{1} << high_bits_) - 1),
+      high_lanes_(high_bits_ >= 4 ? high_bits_ : 4),
+      gather_((uint64_t{1} << (3 * high_bits_)) + (uint64_t{1} << (2 * high_bits_ + 1)) +
+              (uint64_t{1} << (high_bits_ + 2)) + (uint64_t{1} << 3)),
       decode_(Codes().decode.data()),
       encode_(Codes().encode.data()) {}
 
@@ -110,11 +110,9 @@ void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
   for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, high_bits_);
 }
 
-bool SemiSortedBucketCodec::WordContains(uint64_t word, uint32_t fp) const {
-  const unsigned nibbles = decode_[word & ((1u << kCodeBits) - 1)];
-  // A slot matches if both its nibble and its high part do.
-  return AnyLaneEqualsBoth(nibbles, fp & 15, word >> kCodeBits, high_bits_, high_mask_,
-                           fp >> 4);
+bool SemiSortedBucketCodec::SlowWordContains(unsigned nibbles, uint64_t highs,
+                                             uint32_t fp) const {
+  return AnyLaneEqualsBoth(nibbles, fp & 15, highs, high_bits_, high_mask_, fp >> 4);
 }
 
 void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,

@@ -20,6 +20,23 @@ constexpr int kSlotsPerBucket = 4;
 constexpr int kMinFingerprintBits = 4;
 constexpr int kMaxFingerprintBits = 32;
 
+// Constants for testing four `width`-bit lanes of a word at once (SWAR).
+struct LaneConstants {
+  uint64_t ones = 0;  // 1 in the lowest bit of each lane
+  uint64_t low = 0;   // all but each lane's top bit
+  uint64_t top = 0;   // each lane's top bit
+  explicit LaneConstants(unsigned width) {
+    for (unsigned j = 0; j < 4; ++j) {
+      ones |= uint64_t{1} << (j * width);
+      top |= uint64_t{1} << (j * width + width - 1);
+    }
+    low = ones * ((uint64_t{1} << (width - 1)) - 1);
+  }
+  // Each lane's top bit set iff that lane of `x` is zero; no carries cross
+  // lanes ((v & low) + low stays below 2^width).
+  uint64_t ZeroLanes(uint64_t x) const { return ~(((x & low) + low) | x) & top; }
+};
+
 // Four f-bit fingerprints side by side: 4f bits per bucket.
 class PlainBucketCodec {
  public:
@@ -39,20 +56,17 @@ class PlainBucketCodec {
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
     return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
   }
-  bool WordContains(uint64_t word, uint32_t fp) const;
+  bool WordContains(uint64_t word, uint32_t fp) const {
+    return lanes_.ZeroLanes(word ^ (fp * lanes_.ones)) != 0;
+  }
 
  private:
   unsigned fp_bits_;
   unsigned bucket_bits_;
   uint64_t fp_mask_;
+  LaneConstants lanes_;  // four fp_bits_-wide lanes
 };
 
-// Does any of the four `width`-bit lanes of `lanes` equal `value`?
-inline bool AnyLaneEquals(uint64_t lanes, unsigned width, uint64_t mask, uint64_t value) {
-  bool found = false;
-  for (unsigned j = 0; j < 4; ++j) found |= ((lanes >> (j * width)) & mask) == value;
-  return found;
-}
 
 // Semi-sorted buckets (Fan et al., section 5.2): the four fingerprints are
 // sorted by their low 4 bits. A sorted multiset of four 4-bit values has
@@ -79,12 +93,28 @@ class SemiSortedBucketCodec {
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
     return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
   }
-  bool WordContains(uint64_t word, uint32_t fp) const;
+  bool WordContains(uint64_t word, uint32_t fp) const {
+    const unsigned nibbles = decode_[word & 0xfff];
+    if (high_bits_ < 4) return SlowWordContains(nibbles, word >> 12, fp);
+    // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered to
+    // bits 0..3 by one multiply (0x249 = 2^9 + 2^6 + 2^3 + 1).
+    const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
+    const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
+    const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
+    // Slots whose high part is fp's, gathered the same way.
+    const uint64_t hz = high_lanes_.ZeroLanes((word >> 12) ^ ((fp >> 4) * high_lanes_.ones));
+    const uint64_t high_match = (((hz >> (high_bits_ - 1)) * gather_) >> (3 * high_bits_)) & 15;
+    return (nibble_match & high_match) != 0;
+  }
 
  private:
+  bool SlowWordContains(unsigned nibbles, uint64_t highs, uint32_t fp) const;
+
   unsigned high_bits_;  // f - 4
   unsigned bucket_bits_;
   uint64_t high_mask_;
+  LaneConstants high_lanes_;  // four high_bits_-wide lanes (when >= 4)
+  uint64_t gather_;           // moves lane j's flag (bit j * w) to bit 3w + j
   const uint16_t* decode_;  // rank -> four sorted nibbles
   const uint16_t* encode_;  // four sorted nibbles -> rank
 };
