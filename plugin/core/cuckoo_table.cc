@@ -89,8 +89,11 @@ SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
       bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_),
       high_mask_((uint64_t{1} << high_bits_) - 1),
       high_lanes_(high_bits_ >= 4 ? high_bits_ : 4),
-      gather_((uint64_t{1} << (3 * high_bits_)) + (uint64_t{1} << (2 * high_bits_ + 1)) +
-              (uint64_t{1} << (high_bits_ + 2)) + (uint64_t{1} << 3)),
+      // Only used when the bucket fits a word (high_bits_ <= 13).
+      gather_(high_bits_ > 16 ? 0
+                              : (uint64_t{1} << (3 * high_bits_)) +
+                                    (uint64_t{1} << (2 * high_bits_ + 1)) +
+                                    (uint64_t{1} << (high_bits_ + 2)) + (uint64_t{1} << 3)),
       decode_(Codes().decode.data()),
       encode_(Codes().encode.data()) {}
 

@@ -25,7 +25,10 @@ struct LaneConstants {
   uint64_t ones = 0;  // 1 in the lowest bit of each lane
   uint64_t low = 0;   // all but each lane's top bit
   uint64_t top = 0;   // each lane's top bit
+  // Requires 1 <= width; lanes wider than 16 bits (four of them do not
+  // fit a word) leave the constants zero: callers do not use them then.
   explicit LaneConstants(unsigned width) {
+    if (width == 0 || width > 16) return;
     for (unsigned j = 0; j < 4; ++j) {
       ones |= uint64_t{1} << (j * width);
       top |= uint64_t{1} << (j * width + width - 1);
