@@ -20,6 +20,6 @@ add_executable(filter_bench
   ${CMAKE_CURRENT_LIST_DIR}/filter_bench/workload.cc)
 # plugin/ for "rocksdb/rocksdb_internal.h", the shim declaring RocksDB's
 # internal FilterBitsBuilder/FilterBitsReader (same vtable as 7.8.3's).
-target_include_directories(filter_bench PRIVATE ${CMAKE_SOURCE_DIR}/plugin)
+target_include_directories(filter_bench PRIVATE ${PROJECT_SOURCE_DIR}/plugin)
 target_link_libraries(filter_bench PRIVATE sstfilter::sstfilter sstfilter_gflags)
 target_compile_options(filter_bench PRIVATE ${SSTFILTER_WARNINGS})
