@@ -87,14 +87,6 @@ class CuckooBuilder : public FilterBuilder {
   BloomBuilder tiny_;  // for key counts no cuckoo table fits
 };
 
-// A reader for a cuckoo filter whose trailer parsed as `trailer`, or null if
-// the parameters or payload size are not a shape the builder can produce.
-std::unique_ptr<FilterReader> NewCuckooReader(const Trailer& trailer,
-                                              const char* payload,
-                                              size_t payload_size);
-
-// One query without allocating; false from *valid if the shape is invalid.
-bool CuckooMayMatchOnce(const Trailer& trailer, const char* payload,
-                        size_t payload_size, uint64_t hash, bool* valid);
+// Readers: cuckoo_reader.h (through NewFilterReader for most callers).
 
 }  // namespace sstfilter

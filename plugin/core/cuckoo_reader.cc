@@ -1,4 +1,4 @@
-// Cuckoo filter queries over a finished filter's bytes.
+// Checking a cuckoo payload against the shapes the builder writes.
 
 #include "cuckoo_reader.h"
 
@@ -22,32 +22,6 @@ bool ParseCuckooLayout(const Trailer& trailer, const char* payload,
   layout->stash_entries = trailer.param_b;
   layout->stash = payload + table_bytes;
   return true;
-}
-
-std::unique_ptr<FilterReader> NewCuckooReader(const Trailer& trailer,
-                                              const char* payload,
-                                              size_t payload_size) {
-  CuckooLayout layout;
-  if (!ParseCuckooLayout(trailer, payload, payload_size, &layout)) return nullptr;
-  if (trailer.kind == FilterKind::kCuckooSemiSorted) {
-    return std::make_unique<SemiSortedCuckooReader>(
-        trailer.param_a, payload, layout);
-  }
-  return std::make_unique<PlainCuckooReader>(trailer.param_a,
-                                                          payload, layout);
-}
-
-bool CuckooMayMatchOnce(const Trailer& trailer, const char* payload,
-                        size_t payload_size, uint64_t hash, bool* valid) {
-  CuckooLayout layout;
-  *valid = ParseCuckooLayout(trailer, payload, payload_size, &layout);
-  if (!*valid) return true;
-  if (trailer.kind == FilterKind::kCuckooSemiSorted) {
-    return SemiSortedCuckooReader(trailer.param_a, payload, layout)
-        .MayMatch(hash);
-  }
-  return PlainCuckooReader(trailer.param_a, payload, layout)
-      .MayMatch(hash);
 }
 
 }  // namespace sstfilter

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "bloom.h"
-#include "cuckoo_filter.h"
+#include "cuckoo_reader.h"
 #include "trailer.h"
 
 namespace sstfilter {
@@ -17,6 +17,27 @@ class AlwaysMatchReader : public FilterReader {
     std::fill(results, results + n, true);
   }
 };
+
+// What a reader needs of filter bytes that passed every check.
+struct ParsedFilter {
+  FilterKind kind = FilterKind::kBloom;
+  size_t payload_size = 0;
+  int param_a = 0;
+  CuckooLayout cuckoo;  // cuckoo kinds only
+};
+
+// The one place that decides whether filter bytes are trusted: trailer
+// (marker, version, kind, checksum), then the kind's parameters and shape.
+bool ParseFilter(const char* data, size_t size, ParsedFilter* f) {
+  Trailer trailer;
+  if (!ParseTrailer(data, size, &trailer, &f->payload_size)) return false;
+  f->kind = trailer.kind;
+  f->param_a = trailer.param_a;
+  if (trailer.kind == FilterKind::kBloom) {
+    return trailer.param_b == 0 && BloomReader::ValidShape(f->payload_size, f->param_a);
+  }
+  return ParseCuckooLayout(trailer, data, f->payload_size, &f->cuckoo);
+}
 
 }  // namespace
 
@@ -38,35 +59,31 @@ void FilterReader::MayMatchBatch(size_t n, const uint64_t* hashes,
 }
 
 std::unique_ptr<FilterReader> NewFilterReader(const char* data, size_t size) {
-  Trailer trailer;
-  size_t payload_size = 0;
-  if (ParseTrailer(data, size, &trailer, &payload_size)) {
-    if (trailer.kind == FilterKind::kBloom) {
-      if (trailer.param_b == 0 &&
-          BloomReader::ValidShape(payload_size, trailer.param_a)) {
-        return std::make_unique<BloomReader>(data, payload_size, trailer.param_a);
-      }
-    } else if (auto reader = NewCuckooReader(trailer, data, payload_size)) {
-      return reader;
-    }
+  ParsedFilter f;
+  if (!ParseFilter(data, size, &f)) return std::make_unique<AlwaysMatchReader>();
+  switch (f.kind) {
+    case FilterKind::kBloom:
+      return std::make_unique<BloomReader>(data, f.payload_size, f.param_a);
+    case FilterKind::kCuckoo:
+      return std::make_unique<PlainCuckooReader>(f.param_a, data, f.cuckoo);
+    case FilterKind::kCuckooSemiSorted:
+      return std::make_unique<SemiSortedCuckooReader>(f.param_a, data, f.cuckoo);
   }
   return std::make_unique<AlwaysMatchReader>();
 }
 
 bool FilterMayMatch(const char* data, size_t size, uint64_t hash) {
-  Trailer trailer;
-  size_t payload_size = 0;
-  if (!ParseTrailer(data, size, &trailer, &payload_size)) return true;
-  if (trailer.kind == FilterKind::kBloom) {
-    if (trailer.param_b != 0 ||
-        !BloomReader::ValidShape(payload_size, trailer.param_a)) {
-      return true;
-    }
-    return BloomReader(data, payload_size, trailer.param_a).MayMatch(hash);
+  ParsedFilter f;
+  if (!ParseFilter(data, size, &f)) return true;
+  switch (f.kind) {
+    case FilterKind::kBloom:
+      return BloomReader(data, f.payload_size, f.param_a).MayMatch(hash);
+    case FilterKind::kCuckoo:
+      return PlainCuckooReader(f.param_a, data, f.cuckoo).MayMatch(hash);
+    case FilterKind::kCuckooSemiSorted:
+      return SemiSortedCuckooReader(f.param_a, data, f.cuckoo).MayMatch(hash);
   }
-  bool valid = false;
-  const bool match = CuckooMayMatchOnce(trailer, data, payload_size, hash, &valid);
-  return !valid || match;
+  return true;
 }
 
 }  // namespace sstfilter

@@ -46,6 +46,7 @@ class FilterBuilder {
 
   // Hashes held since the last Finish, adjacent repeats removed.
   size_t NumHashes() const { return hashes_.size(); }
+  const std::vector<uint64_t>& hashes() const { return hashes_; }
 
   // Appends the finished filter (payload then trailer) to *dst, whose
   // earlier contents are left alone, and empties the builder. The same

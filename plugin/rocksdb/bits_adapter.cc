@@ -23,22 +23,19 @@ BitsBuilderAdapter::BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
     : core_(std::move(core)), verify_after_build_(verify_after_build) {}
 
 void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
-  const uint64_t h = HashOf(key);
-  core_->AddHash(h);
-  if (verify_after_build_) pending_hashes_.push_back(h);
+  core_->AddHash(HashOf(key));
 }
 
 size_t BitsBuilderAdapter::EstimateEntriesAdded() { return core_->NumHashes(); }
 
 rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
+  if (verify_after_build_) finished_hashes_ = core_->hashes();
   std::string filter;
   core_->Finish(&filter);
   auto* bytes = new char[filter.size()];
   std::memcpy(bytes, filter.data(), filter.size());
   buf->reset(bytes);
   finished_data_ = bytes;
-  finished_hashes_.swap(pending_hashes_);
-  pending_hashes_.clear();
   return rocksdb::Slice(bytes, filter.size());
 }
 

@@ -32,8 +32,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
  private:
   std::unique_ptr<FilterBuilder> core_;
   bool verify_after_build_;
-  std::vector<uint64_t> pending_hashes_;   // since the last Finish
-  std::vector<uint64_t> finished_hashes_;  // of the last Finish
+  std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying
   const char* finished_data_ = nullptr;
 };
 
