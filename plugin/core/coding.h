@@ -25,6 +25,10 @@ inline uint64_t DecodeFixed64(const char* p) {
          (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
 }
 
+inline void EncodeFixed64(char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
+}
+
 inline void PutFixed32(std::string* dst, uint32_t v) {
   char buf[4];
   for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(v >> (8 * i));
@@ -60,33 +64,39 @@ inline uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
 
 // Appends bit fields to a byte buffer in the little-endian bit order of
 // LoadBits: the first field written lands in the lowest bits. For writing
-// packed arrays front to back. Bytes already in the buffer are overwritten.
+// packed arrays front to back. Bytes already in the buffer are overwritten;
+// output goes out eight bytes at a time, and Flush writes the last ones.
 class BitWriter {
  public:
   explicit BitWriter(char* out) : out_(out) {}
 
-  // Appends the low `width` (0..32) bits of `value`.
+  // Appends the low `width` (0..64) bits of `value`.
   void Put(uint64_t value, unsigned width) {
-    acc_ |= (value & ((uint64_t{1} << width) - 1)) << pending_;
+    if (width < 64) value &= (uint64_t{1} << width) - 1;
+    acc_ |= value << pending_;
     pending_ += width;
-    while (pending_ >= 8) {
-      *out_++ = static_cast<char>(acc_);
-      acc_ >>= 8;
-      pending_ -= 8;
+    if (pending_ >= 64) {
+      EncodeFixed64(out_, acc_);
+      out_ += 8;
+      pending_ -= 64;
+      // What did not fit: the top pending_ bits of the field.
+      acc_ = pending_ == 0 ? 0 : value >> (width - pending_);
     }
   }
 
-  // Writes the last partial byte, if any.
+  // Writes the last partial word, if any, in as few bytes as it needs.
   void Flush() {
-    if (pending_ > 0) *out_++ = static_cast<char>(acc_);
+    for (; pending_ > 0; pending_ = pending_ > 8 ? pending_ - 8 : 0) {
+      *out_++ = static_cast<char>(acc_);
+      acc_ >>= 8;
+    }
     acc_ = 0;
-    pending_ = 0;
   }
 
  private:
   char* out_;
   uint64_t acc_ = 0;
-  unsigned pending_ = 0;  // bits in acc_, < 8 between calls
+  unsigned pending_ = 0;  // bits in acc_, < 64 between calls
 };
 
 }  // namespace sstfilter

@@ -41,29 +41,51 @@ bool PlainBucketCodec::Contains(const char* base, uint64_t bucket,
 // ---- Semi-sorted ------------------------------------------------------------
 
 namespace {
-
 constexpr unsigned kCodeBits = 12;
+}  // namespace
 
-// decode[code] = the four sorted nibbles packed low to high;
-// encode[packed sorted nibbles] = code.
+// Codes number the sorted nibble multisets a <= b <= c <= d in
+// lexicographic order; decode[code] = the four nibbles packed low to high.
+// A code counts the multisets before it: those with a smaller first
+// nibble, then (same a) a smaller second, then a smaller third, then a
+// smaller fourth. Each count is a difference of prefix sums, which
+// regroups into one small-table term per nibble:
+// first[a] + second[b] + third[c] + d.
 struct NibbleCodes {
   std::array<uint16_t, 1 << kCodeBits> decode{};
-  std::array<uint16_t, 1 << 16> encode{};
+  std::array<uint16_t, 16> first{}, second{}, third{};
   NibbleCodes() {
+    // Multisets whose remaining 1, 2 or 3 nibbles are all >= x.
+    auto tails = [](int count, int x) {
+      const int m = 16 - x;  // values to choose from
+      return count == 1 ? m : count == 2 ? m * (m + 1) / 2 : m * (m + 1) * (m + 2) / 6;
+    };
+    int before_a = 0, pairs_below = 0, singles_below = 0;  // prefix sums
+    for (int x = 0; x < 16; ++x) {
+      // rank = before_a(a) + [pairs_below(b) - pairs_below(a)]
+      //      + [singles_below(c) - singles_below(b)] + (d - c)
+      first[x] = static_cast<uint16_t>(before_a - pairs_below);
+      second[x] = static_cast<uint16_t>(pairs_below - singles_below);
+      third[x] = static_cast<uint16_t>(singles_below - x);
+      before_a += tails(3, x);
+      pairs_below += tails(2, x);
+      singles_below += tails(1, x);
+    }
     int code = 0;
     for (unsigned a = 0; a < 16; ++a)
       for (unsigned b = a; b < 16; ++b)
         for (unsigned c = b; c < 16; ++c)
           for (unsigned d = c; d < 16; ++d) {
-            const auto packed =
-                static_cast<uint16_t>(a | (b << 4) | (c << 8) | (d << 12));
-            decode[code] = packed;
-            encode[packed] = static_cast<uint16_t>(code);
-            ++code;
+            decode[code++] = static_cast<uint16_t>(a | (b << 4) | (c << 8) | (d << 12));
           }
     // Codes 3876..4095 are never written; they decode to all-empty.
   }
+  unsigned Rank(unsigned a, unsigned b, unsigned c, unsigned d) const {
+    return static_cast<uint16_t>(first[a] + second[b] + third[c] + d);
+  }
 };
+
+namespace {
 
 const NibbleCodes& Codes() {
   static const NibbleCodes codes;
@@ -94,8 +116,8 @@ SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
                               : (uint64_t{1} << (3 * high_bits_)) +
                                     (uint64_t{1} << (2 * high_bits_ + 1)) +
                                     (uint64_t{1} << (high_bits_ + 2)) + (uint64_t{1} << 3)),
-      decode_(Codes().decode.data()),
-      encode_(Codes().encode.data()) {}
+      codes_(&Codes()),
+      decode_(Codes().decode.data()) {}
 
 void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
                                    BitWriter* out) const {
@@ -103,13 +125,24 @@ void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
   // that plain integer order. A 5-comparator network sorts four values.
   uint32_t s[kSlotsPerBucket];
   for (int j = 0; j < kSlotsPerBucket; ++j) s[j] = (slots[j] << 28) | (slots[j] >> 4);
+  // Branch-free compare-exchange: slot contents are random, so a branch
+  // would mispredict half the time.
   auto order = [&s](int a, int b) {
-    if (s[a] > s[b]) std::swap(s[a], s[b]);
+    const uint32_t flip = (s[a] ^ s[b]) & (0u - static_cast<uint32_t>(s[b] < s[a]));
+    s[a] ^= flip;
+    s[b] ^= flip;
   };
   order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2);
-  unsigned packed = 0;
-  for (int j = 0; j < kSlotsPerBucket; ++j) packed |= (s[j] >> 28) << (4 * j);
-  out->Put(encode_[packed], kCodeBits);
+  const unsigned code = codes_->Rank(s[0] >> 28, s[1] >> 28, s[2] >> 28, s[3] >> 28);
+  if (bucket_bits_ <= 64) {
+    uint64_t word = code;
+    for (int j = 0; j < kSlotsPerBucket; ++j) {
+      word |= static_cast<uint64_t>(s[j] & 0x0fffffff) << (kCodeBits + j * high_bits_);
+    }
+    out->Put(word, bucket_bits_);
+    return;
+  }
+  out->Put(code, kCodeBits);
   for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, high_bits_);
 }
 

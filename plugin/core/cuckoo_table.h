@@ -17,6 +17,8 @@
 namespace sstfilter {
 
 constexpr int kSlotsPerBucket = 4;
+
+struct NibbleCodes;  // semi-sorted nibble codes (cuckoo_table.cc)
 constexpr int kMinFingerprintBits = 4;
 constexpr int kMaxFingerprintBits = 32;
 
@@ -118,8 +120,8 @@ class SemiSortedBucketCodec {
   uint64_t high_mask_;
   LaneConstants high_lanes_;  // four high_bits_-wide lanes (when >= 4)
   uint64_t gather_;           // moves lane j's flag (bit j * w) to bit 3w + j
-  const uint16_t* decode_;  // rank -> four sorted nibbles
-  const uint16_t* encode_;  // four sorted nibbles -> rank
+  const NibbleCodes* codes_;         // rank <-> four sorted nibbles
+  const uint16_t* decode_;           // codes_->decode: rank -> nibbles
 };
 
 }  // namespace sstfilter
