@@ -11,16 +11,24 @@
 #include <cstring>
 #include <string>
 
+// For the few helpers on every query's path, which the compiler otherwise
+// may leave out of line at -O2 (a call per bucket).
+#if defined(__GNUC__)
+#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define SSTFILTER_ALWAYS_INLINE inline
+#endif
+
 namespace sstfilter {
 
-inline uint32_t DecodeFixed32(const char* p) {
+SSTFILTER_ALWAYS_INLINE uint32_t DecodeFixed32(const char* p) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
   return static_cast<uint32_t>(b[0]) | (static_cast<uint32_t>(b[1]) << 8) |
          (static_cast<uint32_t>(b[2]) << 16) |
          (static_cast<uint32_t>(b[3]) << 24);
 }
 
-inline uint64_t DecodeFixed64(const char* p) {
+SSTFILTER_ALWAYS_INLINE uint64_t DecodeFixed64(const char* p) {
   return static_cast<uint64_t>(DecodeFixed32(p)) |
          (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
 }
@@ -44,7 +52,7 @@ inline void PutFixed64(std::string* dst, uint64_t v) {
 // bit (i % 8) of byte (i / 8): the little-endian bit order that makes a
 // packed array independent of the host. Reads 8 bytes from byte pos / 8, so
 // the caller guarantees that many bytes are addressable.
-inline uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
+SSTFILTER_ALWAYS_INLINE uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
   uint64_t word = DecodeFixed64(base + (pos >> 3));
   return (word >> (pos & 7)) & ((uint64_t{1} << width) - 1);
 }
@@ -53,7 +61,7 @@ inline uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
 // pos / 8 and the byte after it, combined without a branch (whether a field
 // straddles the load is random per bucket, so a branch would mispredict).
 // The caller guarantees 9 bytes from pos / 8 are addressable.
-inline uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
+SSTFILTER_ALWAYS_INLINE uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
   const char* p = base + (pos >> 3);
   const unsigned shift = static_cast<unsigned>(pos & 7);
   const uint64_t next = static_cast<unsigned char>(p[8]);

@@ -1,6 +1,7 @@
 // Cuckoo filter readers, one per bucket codec. In a header so that engine
 // adapters can hold the concrete (final) type and skip a virtual call per
-// query; everyone else gets them through NewFilterReader.
+// query (reader_dispatch.h picks the type); everyone else gets them through
+// NewFilterReader.
 
 #pragma once
 
@@ -88,8 +89,5 @@ class CuckooReader final : public FilterReader {
   const char* table_;
   CuckooLayout layout_;
 };
-
-using PlainCuckooReader = CuckooReader<PlainBucketCodec>;
-using SemiSortedCuckooReader = CuckooReader<SemiSortedBucketCodec>;
 
 }  // namespace sstfilter

@@ -112,10 +112,7 @@ SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
       high_mask_((uint64_t{1} << high_bits_) - 1),
       high_lanes_(high_bits_ >= 4 ? high_bits_ : 4),
       // Only used when the bucket fits a word (high_bits_ <= 13).
-      gather_(high_bits_ > 16 ? 0
-                              : (uint64_t{1} << (3 * high_bits_)) +
-                                    (uint64_t{1} << (2 * high_bits_ + 1)) +
-                                    (uint64_t{1} << (high_bits_ + 2)) + (uint64_t{1} << 3)),
+      gather_(LaneGather(high_bits_)),
       codes_(&Codes()),
       decode_(Codes().decode.data()) {}
 
@@ -145,6 +142,8 @@ void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
   out->Put(code, kCodeBits);
   for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, high_bits_);
 }
+
+const uint16_t* SemiSortedDecodeTable() { return Codes().decode.data(); }
 
 bool SemiSortedBucketCodec::SlowWordContains(unsigned nibbles, uint64_t highs,
                                              uint32_t fp) const {

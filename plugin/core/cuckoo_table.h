@@ -29,7 +29,7 @@ struct LaneConstants {
   uint64_t top = 0;   // each lane's top bit
   // Requires 1 <= width; lanes wider than 16 bits (four of them do not
   // fit a word) leave the constants zero: callers do not use them then.
-  explicit LaneConstants(unsigned width) {
+  constexpr explicit LaneConstants(unsigned width) {
     if (width == 0 || width > 16) return;
     for (unsigned j = 0; j < 4; ++j) {
       ones |= uint64_t{1} << (j * width);
@@ -41,6 +41,35 @@ struct LaneConstants {
   // lanes ((v & low) + low stays below 2^width).
   uint64_t ZeroLanes(uint64_t x) const { return ~(((x & low) + low) | x) & top; }
 };
+
+// Multiplier that moves the flag at bit w * j + w - 1 of four w-bit lanes
+// to bit 4w - 1 + j after a shift right by w - 1 (so bits 3w + j).
+constexpr uint64_t LaneGather(unsigned w) {
+  return w > 16 ? 0
+                : (uint64_t{1} << (3 * w)) + (uint64_t{1} << (2 * w + 1)) +
+                      (uint64_t{1} << (w + 2)) + (uint64_t{1} << 3);
+}
+
+// Is fp in a semi-sorted bucket word (layout below)? `decode` maps the
+// 12-bit code to the four sorted nibbles; requires 4 <= high_bits <= 13
+// and high_lanes = LaneConstants(high_bits), gather = LaneGather(high_bits).
+inline bool SemiSortedWordContains(uint64_t word, uint32_t fp, const uint16_t* decode,
+                                   unsigned high_bits, const LaneConstants& high_lanes,
+                                   uint64_t gather) {
+  const unsigned nibbles = decode[word & 0xfff];
+  // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered to
+  // bits 0..3 by one multiply (0x249 = 2^9 + 2^6 + 2^3 + 1).
+  const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
+  const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
+  const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
+  // Slots whose high part is fp's, gathered the same way.
+  const uint64_t hz = high_lanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * high_lanes.ones));
+  const uint64_t high_match = (((hz >> (high_bits - 1)) * gather) >> (3 * high_bits)) & 15;
+  return (nibble_match & high_match) != 0;
+}
+
+// The semi-sorted codes' decode table (4096 entries; see below).
+const uint16_t* SemiSortedDecodeTable();
 
 // Four f-bit fingerprints side by side: 4f bits per bucket.
 class PlainBucketCodec {
@@ -99,17 +128,8 @@ class SemiSortedBucketCodec {
     return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
-    const unsigned nibbles = decode_[word & 0xfff];
-    if (high_bits_ < 4) return SlowWordContains(nibbles, word >> 12, fp);
-    // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered to
-    // bits 0..3 by one multiply (0x249 = 2^9 + 2^6 + 2^3 + 1).
-    const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
-    const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
-    const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
-    // Slots whose high part is fp's, gathered the same way.
-    const uint64_t hz = high_lanes_.ZeroLanes((word >> 12) ^ ((fp >> 4) * high_lanes_.ones));
-    const uint64_t high_match = (((hz >> (high_bits_ - 1)) * gather_) >> (3 * high_bits_)) & 15;
-    return (nibble_match & high_match) != 0;
+    if (high_bits_ < 4) return SlowWordContains(decode_[word & 0xfff], word >> 12, fp);
+    return SemiSortedWordContains(word, fp, decode_, high_bits_, high_lanes_, gather_);
   }
 
  private:
@@ -119,9 +139,40 @@ class SemiSortedBucketCodec {
   unsigned bucket_bits_;
   uint64_t high_mask_;
   LaneConstants high_lanes_;  // four high_bits_-wide lanes (when >= 4)
-  uint64_t gather_;           // moves lane j's flag (bit j * w) to bit 3w + j
+  uint64_t gather_;           // LaneGather(high_bits_)
   const NibbleCodes* codes_;         // rank <-> four sorted nibbles
   const uint16_t* decode_;           // codes_->decode: rank -> nibbles
+};
+
+// A query-only semi-sorted codec for one fingerprint width fixed at
+// compile time: the same bits and answers as SemiSortedBucketCodec for that
+// width, with every shift, mask and lane constant folded into the code.
+// Readers use it for f = 8..17 (reader_dispatch.h), the widths whose
+// bucket fits a word and whose high parts take the fast match; the
+// constructor argument is the width, already known to be F. (The same for
+// plain buckets measured slower out of cache than the run-time codec, so
+// plain readers keep that one.)
+template <int F>
+class FixedSemiSortedCodec {
+  static_assert(F >= 8 && F <= 17, "word-sized, with high parts of at least 4 bits");
+
+ public:
+  explicit FixedSemiSortedCodec(int /*fp_bits*/) : decode_(SemiSortedDecodeTable()) {}
+  static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
+  static constexpr bool word_sized() { return true; }
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    return LoadBitsWide(base, bucket * bucket_bits(), bucket_bits());
+  }
+  bool WordContains(uint64_t word, uint32_t fp) const {
+    return SemiSortedWordContains(word, fp, decode_, F - 4, kHighLanes, LaneGather(F - 4));
+  }
+  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const {
+    return WordContains(LoadWord(base, bucket), fp);
+  }
+
+ private:
+  static constexpr LaneConstants kHighLanes{F - 4};
+  const uint16_t* decode_;
 };
 
 }  // namespace sstfilter

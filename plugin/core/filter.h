@@ -79,8 +79,6 @@ class FilterBuilder {
 class FilterReader {
  public:
   FilterReader() = default;
-  FilterReader(const FilterReader&) = delete;
-  FilterReader& operator=(const FilterReader&) = delete;
   virtual ~FilterReader() = default;
 
   // False only if `hash` was certainly not added.
@@ -90,6 +88,12 @@ class FilterReader {
   // all the memory the batch will touch before probing any of it.
   virtual void MayMatchBatch(size_t n, const uint64_t* hashes,
                              bool* results) const;
+
+ protected:
+  // Concrete readers are small values: adapters copy them into their own
+  // objects (reader_dispatch.h). No slicing: this class is abstract.
+  FilterReader(const FilterReader&) = default;
+  FilterReader& operator=(const FilterReader&) = default;
 };
 
 // Parses `size` bytes at `data` once and returns a reader for them. Content

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
-#include "../core/bloom.h"
-#include "../core/cuckoo_reader.h"
 #include "../core/hash.h"
+#include "../core/reader_dispatch.h"
 #include "../core/trailer.h"
 #include "tsan_handoff.h"
 
@@ -70,15 +70,12 @@ size_t BitsBuilderAdapter::ApproximateNumEntries(size_t bytes) {
 
 namespace {
 
-// R is a final core reader type (or FilterReader itself for the generic
-// case), so reader_.MayMatch is a direct, inlinable call.
+// R is a final core reader type, kept by value: one object per filter,
+// and reader_.MayMatch is a direct, inlinable call.
 template <typename R>
 class TypedBitsReader final : public rocksdb::FilterBitsReader {
  public:
-  explicit TypedBitsReader(std::unique_ptr<FilterReader> owner)
-      : owner_(std::move(owner)), reader_(static_cast<const R&>(*owner_)) {
-    PublishedBy(this);
-  }
+  explicit TypedBitsReader(const R& reader) : reader_(reader) { PublishedBy(this); }
 
   bool MayMatch(const rocksdb::Slice& key) override {
     ReceivedFrom(this);
@@ -97,24 +94,16 @@ class TypedBitsReader final : public rocksdb::FilterBitsReader {
   }
 
  private:
-  std::unique_ptr<FilterReader> owner_;
-  const R& reader_;
+  const R reader_;
 };
-
-template <typename R>
-rocksdb::FilterBitsReader* WrapIf(std::unique_ptr<FilterReader>* core) {
-  if (dynamic_cast<const R*>(core->get()) == nullptr) return nullptr;
-  return new TypedBitsReader<R>(std::move(*core));
-}
 
 }  // namespace
 
 rocksdb::FilterBitsReader* NewBitsReader(const rocksdb::Slice& contents) {
-  std::unique_ptr<FilterReader> core = NewFilterReader(contents.data(), contents.size());
-  if (auto* r = WrapIf<BloomReader>(&core)) return r;
-  if (auto* r = WrapIf<SemiSortedCuckooReader>(&core)) return r;
-  if (auto* r = WrapIf<PlainCuckooReader>(&core)) return r;
-  return new TypedBitsReader<FilterReader>(std::move(core));  // "may match" reader
+  return WithFilterReader(contents.data(), contents.size(),
+                          [](const auto& reader) -> rocksdb::FilterBitsReader* {
+                            return new TypedBitsReader<std::decay_t<decltype(reader)>>(reader);
+                          });
 }
 
 }  // namespace sstfilter

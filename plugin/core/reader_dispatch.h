@@ -1,0 +1,79 @@
+// Filter bytes -> the concrete reader type for them, decided in one place.
+//
+// WithFilterReader parses and checks the bytes once and hands a reader of
+// the exact (final) type to a callback, so that callers can keep it by
+// value and probe without a virtual call: NewFilterReader (filter.cc),
+// FilterMayMatch, and the RocksDB adapter, which wraps each type in its
+// own FilterBitsReader. Semi-sorted cuckoo filters of word-sized widths get
+// a reader whose bucket codec has the width compiled in.
+
+#pragma once
+
+#include <algorithm>
+
+#include "bloom.h"
+#include "cuckoo_reader.h"
+#include "filter.h"
+
+namespace sstfilter {
+
+// The reader for anything doubtful: every key may match.
+class AlwaysMatchReader final : public FilterReader {
+ public:
+  bool MayMatch(uint64_t) const override { return true; }
+  void MayMatchBatch(size_t n, const uint64_t*, bool* results) const override {
+    std::fill(results, results + n, true);
+  }
+};
+
+// What a reader needs of filter bytes that passed every check.
+struct ParsedFilter {
+  FilterKind kind = FilterKind::kBloom;
+  size_t payload_size = 0;
+  int param_a = 0;
+  CuckooLayout cuckoo;  // cuckoo kinds only
+};
+
+// The one place that decides whether filter bytes are trusted: trailer
+// (marker, version, kind, checksum), then the kind's parameters and shape.
+bool ParseFilter(const char* data, size_t size, ParsedFilter* f);
+
+namespace dispatch_internal {
+
+// fn(CuckooReader<FixedSemiSortedCodec<f>>) if First <= f <= Last, else
+// fn(CuckooReader<SemiSortedBucketCodec>).
+template <int First, int Last, typename Fn>
+auto WithSemiSortedReader(const char* data, const ParsedFilter& f, Fn& fn) {
+  if constexpr (First > Last) {
+    return fn(CuckooReader<SemiSortedBucketCodec>(f.param_a, data, f.cuckoo));
+  } else {
+    if (f.param_a == First) {
+      return fn(CuckooReader<FixedSemiSortedCodec<First>>(First, data, f.cuckoo));
+    }
+    return WithSemiSortedReader<First + 1, Last>(data, f, fn);
+  }
+}
+
+}  // namespace dispatch_internal
+
+// Returns fn(reader), where reader is a const reference to a reader of
+// `size` bytes at `data` of its concrete type: AlwaysMatchReader when the
+// bytes fail ParseFilter. fn must return the same type for every reader
+// type. The bytes must outlive any copy fn keeps.
+template <typename Fn>
+auto WithFilterReader(const char* data, size_t size, Fn&& fn) {
+  ParsedFilter f;
+  if (ParseFilter(data, size, &f)) {
+    switch (f.kind) {
+      case FilterKind::kBloom:
+        return fn(BloomReader(data, f.payload_size, f.param_a));
+      case FilterKind::kCuckoo:
+        return fn(CuckooReader<PlainBucketCodec>(f.param_a, data, f.cuckoo));
+      case FilterKind::kCuckooSemiSorted:
+        return dispatch_internal::WithSemiSortedReader<8, 17>(data, f, fn);
+    }
+  }
+  return fn(AlwaysMatchReader());
+}
+
+}  // namespace sstfilter
