@@ -123,10 +123,11 @@ std::vector<FilterResult> RunBench(const BenchOptions& options, RunInfo* info) {
   for (size_t s = 0; s < options.settings.size(); ++s) {
     const Workload& workload = workloads[s];
     std::vector<std::unique_ptr<FilterUnderTest>> tests;
-    for (const std::string& name : options.filters) {
+    for (const FilterChoice& choice : options.filters) {
       std::string error;
-      tests.push_back(FilterUnderTest::Create(name, options.settings[s], &error));
-      if (tests.back() == nullptr) Fail(name + ": " + error);
+      const double bpk = choice.bpk > 0 ? choice.bpk : options.settings[s];
+      tests.push_back(FilterUnderTest::Create(choice.name, bpk, &error));
+      if (tests.back() == nullptr) Fail(choice.Text() + ": " + error);
     }
 
     // Every type answers the same queries.
@@ -144,6 +145,8 @@ std::vector<FilterResult> RunBench(const BenchOptions& options, RunInfo* info) {
     std::vector<FilterResult> results(num_types);
     std::vector<uint64_t> digests(num_types);
     for (size_t i = 0; i < num_types; ++i) {
+      results[i].group = s;
+      results[i].baseline = options.filters[i] == options.baseline;
       progress.Step("checking " + Label(*tests[i]), CheckWork(options, workload));
       digests[i] = Verify(options, *tests[i], workload, maker, &consistency,
                           &results[i], info, &progress);

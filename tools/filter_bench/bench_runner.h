@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "filter_under_test.h"
 #include "report.h"
 
 namespace filter_bench {
 
 struct BenchOptions {
-  std::vector<std::string> filters;  // KnownFilterNames() entries, baseline included
+  std::vector<FilterChoice> filters;  // baseline included
+  FilterChoice baseline{kBaselineFilter};  // the row every ratio is against
   std::vector<double> settings;      // bits/key settings
   bool sst_regime = false;
   uint64_t num_keys = 1000000;       // single regime

@@ -1,6 +1,9 @@
 #include "filter_under_test.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -43,6 +46,34 @@ const std::vector<std::string>& KnownFilterNames() {
     return v;
   }();
   return names;
+}
+
+std::string FilterChoice::Text() const {
+  if (bpk == 0) return name;
+  std::ostringstream out;
+  out << name << "@" << bpk;
+  return out.str();
+}
+
+bool ParseFilterChoice(const std::string& text, FilterChoice* choice, std::string* error) {
+  const size_t at = text.find('@');
+  choice->name = text.substr(0, at);
+  choice->bpk = 0;
+  const auto& names = KnownFilterNames();
+  if (std::find(names.begin(), names.end(), choice->name) == names.end()) {
+    *error = "unknown filter '" + choice->name + "'";
+    return false;
+  }
+  if (at == std::string::npos) return true;
+  const std::string number = text.substr(at + 1);
+  char* end = nullptr;
+  choice->bpk = std::strtod(number.c_str(), &end);
+  if (end == number.c_str() || *end != '\0' || !std::isfinite(choice->bpk) ||
+      choice->bpk <= 0) {
+    *error = "'" + text + "': the bits/key after @ is not a positive number";
+    return false;
+  }
+  return true;
 }
 
 std::string DescribeKnownFilters() {

@@ -18,8 +18,25 @@
 
 namespace filter_bench {
 
-// The rocksdb_bloom filter: every ratio filter_bench prints is against it.
+// The default baseline: every ratio filter_bench prints is against it
+// unless --baseline names another.
 constexpr char kBaselineFilter[] = "rocksdb_bloom";
+
+// One --filters entry: a known filter name, optionally "@bpk" to run it
+// at that setting instead of the run's (to compare filters at equal FPR
+// rather than equal bits/key).
+struct FilterChoice {
+  std::string name;
+  double bpk = 0;  // 0: the run's --bits_per_key setting
+
+  // "name" or "name@bpk", as given.
+  std::string Text() const;
+  bool operator==(const FilterChoice& o) const { return name == o.name && bpk == o.bpk; }
+};
+
+// Parses "name" or "name@bpk"; false with *error set for an unknown name
+// or a bpk that is not a positive number.
+bool ParseFilterChoice(const std::string& text, FilterChoice* choice, std::string* error);
 
 // Every name --filters accepts, in the order the tables list them.
 const std::vector<std::string>& KnownFilterNames();

@@ -6,6 +6,7 @@
 //   filter_bench --mode=sst
 //   filter_bench --sweep --csv=docs/charts/filter_sweep_single.csv
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,8 +24,12 @@
 #include "report.h"
 
 DEFINE_string(filters, "bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,rocksdb_bloom,rocksdb_ribbon",
-              "Comma-separated filters to measure (the Filters list in --help). "
-              "rocksdb_bloom is added if missing: every ratio is against it.");
+              "Comma-separated filters to measure (the Filters list in --help), "
+              "each optionally name@bpk to run it at that bits/key instead of "
+              "the run's setting (to compare at equal FPR).");
+DEFINE_string(baseline, filter_bench::kBaselineFilter,
+              "The filter every ratio is against (name or name@bpk, as in "
+              "--filters); added to --filters if missing.");
 DEFINE_string(bits_per_key, "10",
               "Comma-separated bits/key settings, e.g. 10,12,16 (for "
               "rocksdb_ribbon, the Bloom-equivalent setting).");
@@ -114,27 +119,31 @@ std::vector<double> Settings() {
   return settings;
 }
 
-std::vector<std::string> Filters() {
-  std::vector<std::string> filters;
-  bool has_baseline = false;
-  for (const std::string& name : SplitCommas(FLAGS_filters)) {
-    bool known = false;
-    for (const std::string& k : KnownFilterNames()) known |= k == name;
-    if (!known) Usage("--filters: unknown filter '" + name + "'");
-    has_baseline |= name == kBaselineFilter;
-    filters.push_back(name);
+FilterChoice ChoiceFromFlag(const char* flag, const std::string& text) {
+  FilterChoice choice;
+  std::string error;
+  if (!ParseFilterChoice(text, &choice, &error)) Usage(std::string(flag) + ": " + error);
+  return choice;
+}
+
+// --filters, with the baseline added at the end if it is not there.
+std::vector<FilterChoice> Filters(const FilterChoice& baseline) {
+  std::vector<FilterChoice> filters;
+  for (const std::string& text : SplitCommas(FLAGS_filters)) {
+    filters.push_back(ChoiceFromFlag("--filters", text));
   }
-  if (!has_baseline) {
+  if (std::find(filters.begin(), filters.end(), baseline) == filters.end()) {
     std::fprintf(stderr, "filter_bench: adding %s, the baseline of every ratio\n",
-                 kBaselineFilter);
-    filters.push_back(kBaselineFilter);
+                 baseline.Text().c_str());
+    filters.push_back(baseline);
   }
   return filters;
 }
 
 BenchOptions OptionsFromFlags() {
   BenchOptions o;
-  o.filters = Filters();
+  o.baseline = ChoiceFromFlag("--baseline", FLAGS_baseline);
+  o.filters = Filters(o.baseline);
   o.settings = Settings();
   if (FLAGS_mode != "single" && FLAGS_mode != "sst") {
     Usage("--mode must be single or sst");
@@ -216,7 +225,7 @@ int main(int argc, char** argv) {
   gflags::SetUsageMessage(usage);
   gflags::ParseCommandLineNonHelpFlags(&argc, &argv, true);
   if (FLAGS_help) {
-    PrintHelp(usage + Legend(FLAGS_batch_size));
+    PrintHelp(usage + Legend(FLAGS_batch_size, FLAGS_baseline));
     return 0;
   }
   gflags::HandleCommandLineHelpFlags();  // --helpfull, --version, ...
@@ -230,6 +239,7 @@ int main(int argc, char** argv) {
   info.batch_size = options.batch_size;
   info.repeats = options.repeats;
   info.machine = Machine();
+  info.baseline = options.baseline.Text();
   if (!kOptimizedBuild) {
     const char* warning =
         "filter_bench was built WITHOUT optimization (or with assertions): "

@@ -38,7 +38,7 @@ Row Ratios(const FilterResult& r, const FilterResult* base) {
 const FilterResult* BaselineFor(const FilterResult& r,
                                 const std::vector<FilterResult>& results) {
   for (const FilterResult& b : results) {
-    if (b.filter == kBaselineFilter && b.setting_bpk == r.setting_bpk) return &b;
+    if (b.baseline && b.group == r.group) return &b;
   }
   return nullptr;
 }
@@ -73,13 +73,15 @@ std::string Setting(double bpk) { return Format("%g", bpk); }
 
 }  // namespace
 
-std::string Legend(int batch_size) {
+std::string Legend(int batch_size, const std::string& baseline) {
   std::ostringstream out;
-  out << "Columns (every figure is followed by its ratio to " << kBaselineFilter
-      << " at the same bpk, measured in the same run; below 1.00x is better in "
-         "every column; time ratios are medians of per-repeat ratios):\n"
+  out << "Columns (every figure is followed by its ratio to " << baseline
+      << " in the same group of rows (same keys and queries), measured in the "
+         "same run; below 1.00x is better in every column; time ratios are "
+         "medians of per-repeat ratios):\n"
          "  filter        which filter (see below)\n"
-         "  bpk           the bits/key setting passed to the policy\n"
+         "  bpk           the bits/key setting passed to the policy (the "
+         "group's, or the one after @ in --filters)\n"
          "  bits/key      measured: filter bytes * 8 / keys, over all filters, "
          "metadata included\n"
          "  FPR %         false positives / negative queries, measured before "
@@ -128,7 +130,7 @@ void PrintMarkdown(const RunInfo& info, const std::vector<FilterResult>& results
         << Cell("%.1f", m.negative, x.negative) << " | "
         << Cell("%.1f", m.batched, x.batched) << " |\n";
   }
-  out << "\n" << Legend(info.batch_size);
+  out << "\n" << Legend(info.batch_size, info.baseline);
 }
 
 void WriteCsv(const RunInfo& info, const std::vector<FilterResult>& results,

@@ -14,7 +14,9 @@ namespace filter_bench {
 // The measurements of one filter at one bits/key setting.
 struct FilterResult {
   std::string filter;
-  double setting_bpk = 0;  // --bits_per_key value (Bloom-equivalent for Ribbon)
+  double setting_bpk = 0;  // the bits/key setting (Bloom-equivalent for Ribbon)
+  size_t group = 0;        // index of the run's setting: same keys, same queries
+  bool baseline = false;   // the row its group's ratios are against
 
   uint64_t num_filters = 0;
   uint64_t num_keys = 0;      // over all filters
@@ -51,14 +53,15 @@ struct RunInfo {
   int batch_size = 0;
   int repeats = 0;
   std::string machine;     // CPU model, RocksDB version, build type
+  std::string baseline = "rocksdb_bloom";  // what the ratios are against
   std::vector<std::string> warnings;  // repeated above the table
 };
 
 // The column legend, for --help and under the table.
-std::string Legend(int batch_size);
+std::string Legend(int batch_size, const std::string& baseline);
 
 // Table rows in `results` order, grouped by setting, each figure followed
-// by its ratio to the rocksdb_bloom row of the same setting.
+// by its ratio to the baseline row of the same group.
 void PrintMarkdown(const RunInfo& info, const std::vector<FilterResult>& results,
                    std::ostream& out);
 
