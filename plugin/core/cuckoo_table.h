@@ -161,7 +161,12 @@ class FixedSemiSortedCodec {
   static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
   static constexpr bool word_sized() { return true; }
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBitsWide(base, bucket * bucket_bits(), bucket_bits());
+    // Up to 57 bits fit one 8-byte load at any bit offset.
+    if constexpr (bucket_bits() <= 57) {
+      return LoadBits(base, bucket * bucket_bits(), bucket_bits());
+    } else {
+      return LoadBitsWide(base, bucket * bucket_bits(), bucket_bits());
+    }
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
     return SemiSortedWordContains(word, fp, decode_, F - 4, kHighLanes, LaneGather(F - 4));
