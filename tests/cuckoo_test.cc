@@ -35,8 +35,8 @@ TEST(CuckooHashingTest, AltBucketIsAnInvolutionForAnyTableSize) {
 }
 
 TEST(BitsTest, WriterAndLoadsAgreeAtEveryWidthAndOffset) {
-  // Fields of every width 0..64 at every bit offset mod 64, read back by
-  // both loads.
+  // Fields of every width 0..64 at many bit offsets, read back wherever
+  // LoadBits' one load can.
   std::vector<std::pair<uint64_t, unsigned>> fields;
   uint64_t state = 7;
   for (int round = 0; round < 40; ++round) {
@@ -54,15 +54,15 @@ TEST(BitsTest, WriterAndLoadsAgreeAtEveryWidthAndOffset) {
   }
   out.Flush();
   uint64_t pos = 0;
+  int checked = 0;
   for (const auto& f : fields) {
-    if (f.second > 0) {
-      ASSERT_EQ(LoadBitsWide(buf.data(), pos, f.second), f.first) << "width " << f.second;
-      if (f.second <= 57) {
-        ASSERT_EQ(LoadBits(buf.data(), pos, f.second), f.first);
-      }
+    if (f.second > 0 && pos % 8 + f.second <= 64) {  // LoadBits' contract
+      ASSERT_EQ(LoadBits(buf.data(), pos, f.second), f.first) << "width " << f.second;
+      ++checked;
     }
     pos += f.second;
   }
+  EXPECT_GT(checked, 2000);
 }
 
 TEST(CuckooTableTest, SemiSortedCodesAreLexicographicRanks) {

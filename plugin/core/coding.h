@@ -48,26 +48,16 @@ inline void PutFixed64(std::string* dst, uint64_t v) {
   PutFixed32(dst, static_cast<uint32_t>(v >> 32));
 }
 
-// Reads `width` (1..57) bits starting at bit `pos` of `base`, where bit i is
-// bit (i % 8) of byte (i / 8): the little-endian bit order that makes a
-// packed array independent of the host. Reads 8 bytes from byte pos / 8, so
-// the caller guarantees that many bytes are addressable.
+// Reads `width` (1..64) bits starting at bit `pos` of `base`, where bit i
+// is bit (i % 8) of byte (i / 8): the little-endian bit order that makes a
+// packed array independent of the host. One 8-byte load from byte pos / 8,
+// so the field must fit it: (pos % 8) + width <= 64 (any field of up to 57
+// bits; cuckoo buckets, multiples of 4 bits wide, start at bit 0 or 4 of a
+// byte, so up to 60 bits, or 64 on a byte boundary). The caller guarantees
+// 8 bytes from pos / 8 are addressable.
 SSTFILTER_ALWAYS_INLINE uint64_t LoadBits(const char* base, uint64_t pos, unsigned width) {
-  uint64_t word = DecodeFixed64(base + (pos >> 3));
-  return (word >> (pos & 7)) & ((uint64_t{1} << width) - 1);
-}
-
-// Reads `width` (1..64) bits at bit `pos`: one 8-byte load from byte
-// pos / 8 and the byte after it, combined without a branch (whether a field
-// straddles the load is random per bucket, so a branch would mispredict).
-// The caller guarantees 9 bytes from pos / 8 are addressable.
-SSTFILTER_ALWAYS_INLINE uint64_t LoadBitsWide(const char* base, uint64_t pos, unsigned width) {
-  const char* p = base + (pos >> 3);
-  const unsigned shift = static_cast<unsigned>(pos & 7);
-  const uint64_t next = static_cast<unsigned char>(p[8]);
-  // (next << 1) << (63 - shift) is next << (64 - shift), and 0 for shift 0.
-  const uint64_t v = (DecodeFixed64(p) >> shift) | ((next << 1) << (63 - shift));
-  return width == 64 ? v : v & ((uint64_t{1} << width) - 1);
+  const uint64_t word = DecodeFixed64(base + (pos >> 3)) >> (pos & 7);
+  return width >= 64 ? word : word & ((uint64_t{1} << width) - 1);
 }
 
 // Appends bit fields to a byte buffer in the little-endian bit order of

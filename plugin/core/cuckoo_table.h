@@ -4,8 +4,10 @@
 //
 // A fingerprint is an integer in [1, 2^f - 1]; 0 marks an empty slot.
 // Bucket b occupies bits [b * bucket_bits(), (b + 1) * bucket_bits()) of a
-// little-endian bit array (see LoadBits in coding.h). Readers and writers
-// touch up to 8 bytes past a bucket's last byte, so the array must be
+// little-endian bit array (see LoadBits in coding.h). Bucket widths (4f, or
+// 4f - 4) are multiples of 4 bits, so a bucket of up to 64 bits starts at
+// bit 0 or 4 of a byte and one 8-byte load reads it. Readers and writers
+// touch up to 8 bytes past a bucket's first byte, so the array must be
 // followed by at least 8 addressable bytes (the trailer guarantees this).
 
 #pragma once
@@ -17,8 +19,6 @@
 namespace sstfilter {
 
 constexpr int kSlotsPerBucket = 4;
-
-struct NibbleCodes;  // semi-sorted nibble codes (cuckoo_table.cc)
 constexpr int kMinFingerprintBits = 4;
 constexpr int kMaxFingerprintBits = 32;
 
@@ -56,19 +56,27 @@ constexpr uint64_t LaneGather(unsigned w) {
 inline bool SemiSortedWordContains(uint64_t word, uint32_t fp, const uint16_t* decode,
                                    unsigned high_bits, const LaneConstants& high_lanes,
                                    uint64_t gather) {
+  // High parts first: they need no table, and for a key that is not there
+  // one matches with probability about 4 / 2^(f-4), so the table lookup
+  // (a dependent load, often out of L1 when queries roam over memory)
+  // usually does not happen. The branch is predictable for that reason.
+  const uint64_t hz = high_lanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * high_lanes.ones));
+  if (__builtin_expect(hz == 0, 1)) return false;
+  // Slots whose high part is fp's: lane flags at bits (j+1)w - 1, gathered
+  // to bits 0..3 by one multiply.
+  const uint64_t high_match = (((hz >> (high_bits - 1)) * gather) >> (3 * high_bits)) & 15;
+  // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered the
+  // same way (0x249 = 2^9 + 2^6 + 2^3 + 1).
   const unsigned nibbles = decode[word & 0xfff];
-  // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered to
-  // bits 0..3 by one multiply (0x249 = 2^9 + 2^6 + 2^3 + 1).
   const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
   const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
   const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
-  // Slots whose high part is fp's, gathered the same way.
-  const uint64_t hz = high_lanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * high_lanes.ones));
-  const uint64_t high_match = (((hz >> (high_bits - 1)) * gather) >> (3 * high_bits)) & 15;
   return (nibble_match & high_match) != 0;
 }
 
-// The semi-sorted codes' decode table (4096 entries; see below).
+// The semi-sorted codes (cuckoo_table.cc), and their decode table: 4096
+// entries, code -> four sorted nibbles (see SemiSortedBucketCodec).
+struct NibbleCodes;
 const uint16_t* SemiSortedDecodeTable();
 
 // Four f-bit fingerprints side by side: 4f bits per bucket.
@@ -88,7 +96,7 @@ class PlainBucketCodec {
   // before it works on either.
   bool word_sized() const { return bucket_bits_ <= 64; }
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
+    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
     return lanes_.ZeroLanes(word ^ (fp * lanes_.ones)) != 0;
@@ -125,7 +133,7 @@ class SemiSortedBucketCodec {
   // As PlainBucketCodec's, for f <= 17.
   bool word_sized() const { return bucket_bits_ <= 64; }
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBitsWide(base, bucket * bucket_bits_, bucket_bits_);
+    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
     if (high_bits_ < 4) return SlowWordContains(decode_[word & 0xfff], word >> 12, fp);
@@ -140,8 +148,8 @@ class SemiSortedBucketCodec {
   uint64_t high_mask_;
   LaneConstants high_lanes_;  // four high_bits_-wide lanes (when >= 4)
   uint64_t gather_;           // LaneGather(high_bits_)
-  const NibbleCodes* codes_;         // rank <-> four sorted nibbles
-  const uint16_t* decode_;           // codes_->decode: rank -> nibbles
+  const NibbleCodes* codes_;  // code <-> four sorted nibbles
+  const uint16_t* decode_;    // codes_->decode: code -> nibbles
 };
 
 // A query-only semi-sorted codec for one fingerprint width fixed at
@@ -161,12 +169,7 @@ class FixedSemiSortedCodec {
   static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
   static constexpr bool word_sized() { return true; }
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    // Up to 57 bits fit one 8-byte load at any bit offset.
-    if constexpr (bucket_bits() <= 57) {
-      return LoadBits(base, bucket * bucket_bits(), bucket_bits());
-    } else {
-      return LoadBitsWide(base, bucket * bucket_bits(), bucket_bits());
-    }
+    return LoadBits(base, bucket * bucket_bits(), bucket_bits());  // one load
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
     return SemiSortedWordContains(word, fp, decode_, F - 4, kHighLanes, LaneGather(F - 4));

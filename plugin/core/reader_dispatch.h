@@ -4,8 +4,8 @@
 // the exact (final) type to a callback, so that callers can keep it by
 // value and probe without a virtual call: NewFilterReader (filter.cc),
 // FilterMayMatch, and the RocksDB adapter, which wraps each type in its
-// own FilterBitsReader. Semi-sorted cuckoo filters of word-sized widths get
-// a reader whose bucket codec has the width compiled in.
+// own FilterBitsReader. Semi-sorted cuckoo filters with f = 8..17 get a
+// reader whose bucket codec has the width compiled in.
 
 #pragma once
 
