@@ -53,6 +53,7 @@ constexpr uint64_t LaneGather(unsigned w) {
 // Is fp in a semi-sorted bucket word (layout below)? `decode` maps the
 // 12-bit code to the four sorted nibbles; requires 4 <= high_bits <= 13
 // and high_lanes = LaneConstants(high_bits), gather = LaneGather(high_bits).
+// Bits of `word` above the bucket are ignored.
 inline bool SemiSortedWordContains(uint64_t word, uint32_t fp, const uint16_t* decode,
                                    unsigned high_bits, const LaneConstants& high_lanes,
                                    uint64_t gather) {
@@ -168,8 +169,11 @@ class FixedSemiSortedCodec {
   explicit FixedSemiSortedCodec(int /*fp_bits*/) : decode_(SemiSortedDecodeTable()) {}
   static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
   static constexpr bool word_sized() { return true; }
+  // The bucket in the low bits; the bits above it (the next bucket's) are
+  // left in: WordContains reads the code and four lanes and nothing else.
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBits(base, bucket * bucket_bits(), bucket_bits());  // one load
+    const uint64_t pos = bucket * bucket_bits();
+    return DecodeFixed64(base + (pos >> 3)) >> (pos & 7);  // see LoadBits
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
     return SemiSortedWordContains(word, fp, decode_, F - 4, kHighLanes, LaneGather(F - 4));
