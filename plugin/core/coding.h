@@ -44,8 +44,9 @@ inline void PutFixed32(std::string* dst, uint32_t v) {
 }
 
 inline void PutFixed64(std::string* dst, uint64_t v) {
-  PutFixed32(dst, static_cast<uint32_t>(v));
-  PutFixed32(dst, static_cast<uint32_t>(v >> 32));
+  char buf[8];
+  EncodeFixed64(buf, v);
+  dst->append(buf, sizeof(buf));
 }
 
 // Reads `width` (1..64) bits starting at bit `pos` of `base`, where bit i

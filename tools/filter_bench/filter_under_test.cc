@@ -55,6 +55,12 @@ std::string FilterChoice::Text() const {
   return out.str();
 }
 
+bool ParsePositiveNumber(const std::string& text, double* value) {
+  char* end = nullptr;
+  *value = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && *end == '\0' && std::isfinite(*value) && *value > 0;
+}
+
 bool ParseFilterChoice(const std::string& text, FilterChoice* choice, std::string* error) {
   const size_t at = text.find('@');
   choice->name = text.substr(0, at);
@@ -65,11 +71,7 @@ bool ParseFilterChoice(const std::string& text, FilterChoice* choice, std::strin
     return false;
   }
   if (at == std::string::npos) return true;
-  const std::string number = text.substr(at + 1);
-  char* end = nullptr;
-  choice->bpk = std::strtod(number.c_str(), &end);
-  if (end == number.c_str() || *end != '\0' || !std::isfinite(choice->bpk) ||
-      choice->bpk <= 0) {
+  if (!ParsePositiveNumber(text.substr(at + 1), &choice->bpk)) {
     *error = "'" + text + "': the bits/key after @ is not a positive number";
     return false;
   }

@@ -34,6 +34,9 @@ struct FilterChoice {
   bool operator==(const FilterChoice& o) const { return name == o.name && bpk == o.bpk; }
 };
 
+// A positive, finite number and nothing else (a bits/key setting).
+bool ParsePositiveNumber(const std::string& text, double* value);
+
 // Parses "name" or "name@bpk"; false with *error set for an unknown name
 // or a bpk that is not a positive number.
 bool ParseFilterChoice(const std::string& text, FilterChoice* choice, std::string* error);

@@ -108,9 +108,8 @@ std::vector<double> Settings() {
     return settings;
   }
   for (const std::string& s : SplitCommas(FLAGS_bits_per_key)) {
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0) {
+    double v = 0;
+    if (!ParsePositiveNumber(s, &v)) {
       Usage("--bits_per_key: '" + s + "' is not a positive number");
     }
     settings.push_back(v);
