@@ -2,6 +2,10 @@
 // slices: within a slice the types take turns, so a disturbance of the
 // machine (another process, a frequency change) longer than a slice falls
 // on all of them alike, and per-repeat ratios stay meaningful on a busy box.
+// Each turn starts with an untimed pass over the previous slice's queries:
+// without it a turn began with the filter pushed out by the other types'
+// turns, and in the single regime (a filter of 1-2 MB, L2 of 1 MB) those
+// cold misses made up most of the time (design.md, "Warm turns").
 
 #pragma once
 
