@@ -73,7 +73,10 @@ class CuckooReader final : public FilterReader {
     if (codec_.word_sized()) {
       const uint64_t w1 = codec_.LoadWord(table_, i1);
       const uint64_t w2 = codec_.LoadWord(table_, i2);
-      if (codec_.WordContains(w1, fp) | codec_.WordContains(w2, fp)) return true;
+      // Both matches, no short circuit: neither waits on the other's branch.
+      const bool in1 = codec_.WordContains(w1, fp);
+      const bool in2 = codec_.WordContains(w2, fp);
+      if (in1 | in2) return true;
     } else {
       __builtin_prefetch(table_ + i2 * codec_.bucket_bits() / 8);
       if (codec_.Contains(table_, i1, fp) || codec_.Contains(table_, i2, fp)) {

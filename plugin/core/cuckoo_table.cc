@@ -12,7 +12,6 @@ namespace sstfilter {
 PlainBucketCodec::PlainBucketCodec(int fp_bits)
     : fp_bits_(static_cast<unsigned>(fp_bits)),
       bucket_bits_(kSlotsPerBucket * static_cast<unsigned>(fp_bits)),
-      fp_mask_((uint64_t{1} << fp_bits) - 1),
       lanes_(static_cast<unsigned>(fp_bits)) {}
 
 void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],

@@ -106,7 +106,6 @@ class PlainBucketCodec {
  private:
   unsigned fp_bits_;
   unsigned bucket_bits_;
-  uint64_t fp_mask_;
   LaneConstants lanes_;  // four fp_bits_-wide lanes
 };
 
