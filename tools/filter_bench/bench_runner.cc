@@ -172,8 +172,8 @@ std::vector<FilterResult> RunBench(const BenchOptions& options, RunInfo* info) {
         }
       }
       progress.Step(std::string(repeat) + ": querying", num_types * QueryWork(options));
-      const QueryTiming pos = TimeSingleQueries(&sets, positive, r);
-      const QueryTiming neg = TimeSingleQueries(&sets, negative, r);
+      const QueryTiming pos = TimeSingleQueries(&sets, positive, r, options.fence_queries);
+      const QueryTiming neg = TimeSingleQueries(&sets, negative, r, options.fence_queries);
       const QueryTiming bat = TimeBatchedQueries(&sets, &batched, r);
       for (size_t i = 0; i < num_types; ++i) {
         if (pos.hits[i] != positive.size()) {

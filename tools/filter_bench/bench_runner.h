@@ -28,6 +28,9 @@ struct BenchOptions {
   int repeats = 5;
   double fpr_bound_factor = 1.5;
   bool strict = false;  // an FPR out of bound (or other doubt) aborts
+  // A fence after every single-key query, so that none overlaps the next:
+  // pos/neg columns become latencies (diagnosis; x86-64 only).
+  bool fence_queries = false;
   uint64_t seed = 0;
 };
 

@@ -21,6 +21,7 @@
 
 #include "bench_runner.h"
 #include "filter_under_test.h"
+#include "query_timer.h"
 #include "report.h"
 
 DEFINE_string(filters, "bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,rocksdb_bloom,rocksdb_ribbon",
@@ -61,6 +62,11 @@ DEFINE_double(fpr_bound_factor, 1.5,
               "An FPR above this many times the textbook expectation for the "
               "filter's kind (plus 4 sigma) is a WARNING (an error with "
               "--strict).");
+DEFINE_bool(fence_queries, false,
+            "Diagnosis: put a fence (x86 lfence) after every single-key query, "
+            "so that none overlaps the next and the pos/neg columns are "
+            "latencies; without it they are the throughput of back-to-back "
+            "queries, which the CPU overlaps. x86-64 only.");
 DEFINE_bool(strict, false,
             "Abort instead of warning when a filter's FPR is out of bound, "
             "batched and single MayMatch disagree, or a rebuild differs.");
@@ -158,6 +164,10 @@ BenchOptions OptionsFromFlags() {
   o.repeats = FLAGS_repeats;
   o.fpr_bound_factor = FLAGS_fpr_bound_factor;
   o.strict = FLAGS_strict;
+  o.fence_queries = FLAGS_fence_queries;
+  if (o.fence_queries && !filter_bench::CanFenceQueries()) {
+    Usage("--fence_queries needs x86-64");
+  }
   o.seed = FLAGS_seed;
   if (o.num_keys == 0) Usage("--num_keys must be positive");
   if (o.sst_keys_min == 0 || o.sst_keys_min > o.sst_keys_max) {
@@ -237,6 +247,7 @@ int main(int argc, char** argv) {
   info.timed_queries = options.timed_queries;
   info.batch_size = options.batch_size;
   info.repeats = options.repeats;
+  info.fenced = options.fence_queries;
   info.machine = Machine();
   info.baseline = options.baseline.Text();
   if (!kOptimizedBuild) {

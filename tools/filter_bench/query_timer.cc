@@ -49,19 +49,43 @@ QueryTiming Interleave(std::vector<FilterSet>* sets, size_t groups,
   return timing;
 }
 
-}  // namespace
+// Waits until every earlier instruction has completed (its loads
+// included) before any later one starts.
+void Fence() {
+#if defined(__x86_64__)
+  __builtin_ia32_lfence();
+#endif
+}
 
-QueryTiming TimeSingleQueries(std::vector<FilterSet>* sets, const QueryPlan& plan,
-                              size_t rotation) {
+template <bool kFence>
+QueryTiming TimeSingle(std::vector<FilterSet>* sets, const QueryPlan& plan,
+                       size_t rotation) {
   return Interleave(sets, plan.size(), 1, rotation,
                     [&plan](FilterSet* set, size_t begin, size_t end) {
                       uint64_t hits = 0;
                       for (size_t q = begin; q < end; ++q) {
                         hits += set->filters[plan.filter_of_group(q)].MayMatch(
                             plan.key(q));
+                        if (kFence) Fence();
                       }
                       return hits;
                     });
+}
+
+}  // namespace
+
+bool CanFenceQueries() {
+#if defined(__x86_64__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+QueryTiming TimeSingleQueries(std::vector<FilterSet>* sets, const QueryPlan& plan,
+                              size_t rotation, bool fence) {
+  return fence ? TimeSingle<true>(sets, plan, rotation)
+               : TimeSingle<false>(sets, plan, rotation);
 }
 
 QueryTiming TimeBatchedQueries(std::vector<FilterSet>* sets, QueryPlan* plan,

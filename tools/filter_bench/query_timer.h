@@ -22,9 +22,15 @@ struct QueryTiming {
   std::vector<uint64_t> hits; // "may match" answers, per set
 };
 
-// Single MayMatch calls over `plan` (group size 1) on every set.
+// Single MayMatch calls over `plan` (group size 1) on every set. With
+// `fence`, each call waits for the one before it to finish (an x86 lfence
+// between them), so the figures are latencies rather than the throughput
+// of back-to-back queries that the CPU overlaps.
 QueryTiming TimeSingleQueries(std::vector<FilterSet>* sets, const QueryPlan& plan,
-                              size_t rotation);
+                              size_t rotation, bool fence);
+
+// Whether TimeSingleQueries can fence on this build.
+bool CanFenceQueries();
 
 // Batched MayMatch calls, one per group of `plan`, on every set.
 QueryTiming TimeBatchedQueries(std::vector<FilterSet>* sets, QueryPlan* plan,

@@ -117,8 +117,11 @@ void PrintMarkdown(const RunInfo& info, const std::vector<FilterResult>& results
   for (const std::string& w : info.warnings) out << "**WARNING: " << w << "**\n\n";
   out << info.workloads << "FPR from " << info.fpr_queries
       << " negative queries; times from " << info.timed_queries
-      << " queries per figure, median of " << info.repeats << " repeats. "
-      << info.machine << "\n\n";
+      << " queries per figure, median of " << info.repeats << " repeats"
+      << (info.fenced ? "; a fence after every single query (pos/neg ns "
+                        "are latencies)"
+                      : "")
+      << ". " << info.machine << "\n\n";
   out << "| filter | bpk | bits/key | FPR % | build ns/key | pos ns | neg ns | "
          "batch ns/key |\n"
       << "|---|---:|---:|---:|---:|---:|---:|---:|\n";

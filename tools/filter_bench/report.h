@@ -52,6 +52,7 @@ struct RunInfo {
   uint64_t timed_queries = 0;
   int batch_size = 0;
   int repeats = 0;
+  bool fenced = false;     // --fence_queries: pos/neg are latencies
   std::string machine;     // CPU model, RocksDB version, build type
   std::string baseline = "rocksdb_bloom";  // what the ratios are against
   std::vector<std::string> warnings;  // repeated above the table
