@@ -109,7 +109,6 @@ class PlainBucketCodec {
   LaneConstants lanes_;  // four fp_bits_-wide lanes
 };
 
-
 // Semi-sorted buckets (Fan et al., section 5.2): the four fingerprints are
 // sorted by their low 4 bits. A sorted multiset of four 4-bit values has
 // C(19, 4) = 3876 possibilities, so a 12-bit code replaces the 16 bits of

@@ -66,7 +66,7 @@ QueryTiming TimeSingle(std::vector<FilterSet>* sets, const QueryPlan& plan,
                       for (size_t q = begin; q < end; ++q) {
                         hits += set->filters[plan.filter_of_group(q)].MayMatch(
                             plan.key(q));
-                        if (kFence) Fence();
+                        if constexpr (kFence) Fence();
                       }
                       return hits;
                     });

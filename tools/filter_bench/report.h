@@ -54,7 +54,7 @@ struct RunInfo {
   int repeats = 0;
   bool fenced = false;     // --fence_queries: pos/neg are latencies
   std::string machine;     // CPU model, RocksDB version, build type
-  std::string baseline = "rocksdb_bloom";  // what the ratios are against
+  std::string baseline;    // what the ratios are against (--baseline)
   std::vector<std::string> warnings;  // repeated above the table
 };
 
