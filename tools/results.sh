@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates every figure README.md quotes, into docs/results/ and
-# docs/charts/, on this machine (about 20 minutes on 2 cores):
+# docs/charts/, on this machine (about 30 minutes on 2 cores):
 #   db_bench.md                  tools/compare.sh: stock db_bench, every config
 #   filter_bench_single.md       tools/filter_bench, one 1M-key filter
 #   filter_bench_sst.md          tools/filter_bench, SST-sized filters, out of cache
@@ -58,7 +58,9 @@ if want filter; then
   "$ROOT/tools/plot_filter_sweep.sh" "$ROOT/docs/charts/filter_sweep_single.csv" "$ROOT/docs/charts"
 fi
 if want db_bench; then
-  run db_bench.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh"
+  # 15 repeats, not compare.sh's default 5: the ops/s ratios are close to
+  # 1.0x and a 5-repeat median moves by several percent from run to run.
+  run db_bench.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh" --reps 15
 fi
 if want leveldb; then
   run leveldb_bench.md "$BUILD_DIR/tools/leveldb_bench"
