@@ -316,6 +316,33 @@ def paired_ratio(mine, base):
     return statistics.median(m / b for m, b in zip(mine, base))
 
 
+def ratio_quartiles(configs):
+    """Rows of the 25th and 75th percentiles of each config's per-repeat
+    ops/s ratios to its baseline (whose median the main table shows), so a
+    reader can see whether a ratio is apart from 1.0 or within the noise."""
+    by_name = {c.name: c for c in configs}
+    rows = []
+    for c in configs:
+        base = by_name.get(c.baseline)
+        if c.metrics() is None or base is None or base.metrics() is None:
+            continue
+        cells = []
+        for bench, _ in READS:
+            mine, theirs = c.ops[bench], base.ops[bench]
+            if len(mine) < 2 or len(mine) != len(theirs) or not all(theirs):
+                cells.append("—")
+                continue
+            q1, _, q3 = statistics.quantiles([m / b for m, b in zip(mine, theirs)], n=4)
+            cells.append(f"{q1:.2f}-{q3:.2f}")
+        rows.append(f"| {c.name} | " + " | ".join(cells) + " |")
+    if not rows:
+        return []
+    head = ["config"] + [bench for bench, _ in READS]
+    return (["Per-repeat ratios of ops/s to the baseline, 25th-75th percentile "
+             "(the table above shows their median):", "",
+             "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)] + rows)
+
+
 def table(configs):
     by_name = {c.name: c for c in configs}
     head = ["config", "filter", "bytes/key", "FPR", "data reads/1k miss"] + \
@@ -358,7 +385,7 @@ def footer(runner, version, wall):
         f"Machine: {machine()}; {version}. Debian's db_bench is built with assertions "
         "on: compare ratios, not absolute numbers.",
         f"Run-to-run spread of ops/s, (max - min) / median, worst config: {spread(configs)}.",
-        f"Wall time: {wall:.0f} s.", "",
+        ""] + ratio_quartiles(configs) + ["", f"Wall time: {wall:.0f} s.", "",
         f"Commands for {first.name} (other configs differ only in config file and DB, "
         "later runs only in -seed):", ""]
     return "\n".join(lines + ["    " + runner.shell(c) for c in cmds])

@@ -3,9 +3,10 @@
 
 README.md marks each generated block with
     <!-- begin:NAME.md --> ... <!-- end:NAME.md -->
-and this replaces what lies between with the command and machine lines and
-every table row of docs/results/NAME.md. Run by tools/results.sh, so the
-README never shows a figure the last run did not produce.
+and this replaces what lies between with the command and machine lines,
+table captions that start with "Per-repeat", and every table row of
+docs/results/NAME.md. Run by tools/results.sh, so the README never shows
+a figure the last run did not produce.
 """
 import os
 import re
@@ -23,6 +24,8 @@ def block(name):
         line = line.rstrip("\n")
         if line.startswith(("Command:", "Machine:", "|")) or line.startswith("fuzz:"):
             keep.append(line)
+        elif line.startswith("Per-repeat"):  # a caption: its own paragraph
+            keep += ["", line]
         elif line.startswith("Workload:"):
             keep.append(line + "  ")
     # A blank line before every table (a row followed by its |--- rule).
