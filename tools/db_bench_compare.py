@@ -5,8 +5,9 @@ Every config in db_bench_configs/ (or --configs) gets the same workload:
   1. fillrandom,compact                      (one db_bench run, fixed seed)
   2. readrandom, readmissing, multireadrandom -multiread_batched
      -batch_size=32                          (-use_existing_db -statistics)
-Each read benchmark is repeated (--reps) with the configs interleaved, so
-machine drift hits all alike; ops/sec are medians, counters are pooled.
+Each read benchmark is repeated (--reps) with the configs interleaved, every
+other repeat in reverse order, so machine drift hits all alike; ops/sec are
+medians, counters are pooled.
 
 A config is reported only if its filter was demonstrably in effect: every SST
 names the expected policy and holds a filter block, the DB's own OPTIONS file
@@ -281,8 +282,12 @@ class Runner:
             cfg.db = os.path.join(work, cfg.name)
             self.fill(cfg)
         for rep in range(a.reps):
+            # Every other repeat in reverse, so that neither config of a
+            # compared pair always runs first (a drift within a repeat would
+            # otherwise favour one of them in every paired ratio).
+            order = self.configs if rep % 2 == 0 else self.configs[::-1]
             for bench, flags in READS:
-                for cfg in self.configs:
+                for cfg in order:
                     if not cfg.problems:
                         self.read(cfg, bench, flags, rep)
                 if bench != "readmissing":  # there, nothing may be found at all
@@ -378,8 +383,8 @@ def footer(runner, version, wall):
         "", LEGEND, "",
         f"Workload: `fillrandom,compact` of {runner.num:,} random keys ({KEY_SIZE}-byte "
         f"keys, {VALUE_SIZE}-byte values, seed {FILL_SEED}); then, {a.reps} times with "
-        f"the configs interleaved, readrandom and multireadrandom (batches of 32) with "
-        f"{runner.reads:,} lookups and readmissing with {runner.missing:,} "
+        f"the configs interleaved (every other time in reverse), readrandom and "
+        f"multireadrandom (batches of 32) with {runner.reads:,} lookups and readmissing with {runner.missing:,} "
         f"({runner.missing // NO_FILTER_SHARE:,} without a filter); "
         f"{runner.cache / 2**20:.3g} MiB block cache, direct reads; --scale {a.scale:g}.",
         f"Machine: {machine()}; {version}. Debian's db_bench is built with assertions "
