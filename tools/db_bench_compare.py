@@ -384,7 +384,8 @@ def footer(runner, version, wall):
         f"Workload: `fillrandom,compact` of {runner.num:,} random keys ({KEY_SIZE}-byte "
         f"keys, {VALUE_SIZE}-byte values, seed {FILL_SEED}); then, {a.reps} times with "
         f"the configs interleaved (every other time in reverse), readrandom and "
-        f"multireadrandom (batches of 32) with {runner.reads:,} lookups and readmissing with {runner.missing:,} "
+        f"multireadrandom (batches of 32) with {runner.reads:,} lookups and "
+        f"readmissing with {runner.missing:,} "
         f"({runner.missing // NO_FILTER_SHARE:,} without a filter); "
         f"{runner.cache / 2**20:.3g} MiB block cache, direct reads; --scale {a.scale:g}.",
         f"Machine: {machine()}; {version}. Debian's db_bench is built with assertions "
