@@ -313,12 +313,19 @@ def cell(value, base, fmt, ratio=None):
     return f"{fmt(value)} (×{ratio:.2f})" if ratio is not None else f"{fmt(value)} (—)"
 
 
-def paired_ratio(mine, base):
-    """Median over runs of mine[i] / base[i]: run i of both came seconds apart,
-    so drift in the machine's speed cancels out of each ratio."""
-    if len(mine) != len(base) or not all(base):
+def repeat_ratios(mine, base):
+    """mine[i] / base[i] for every repeat i, or None if the runs do not pair
+    up: run i of both came seconds apart, so drift in the machine's speed
+    cancels out of each ratio."""
+    if not mine or len(mine) != len(base) or not all(base):
         return None
-    return statistics.median(m / b for m, b in zip(mine, base))
+    return [m / b for m, b in zip(mine, base)]
+
+
+def paired_ratio(mine, base):
+    """Median of the per-repeat ratios (see repeat_ratios)."""
+    ratios = repeat_ratios(mine, base)
+    return statistics.median(ratios) if ratios else None
 
 
 def ratio_quartiles(configs):
@@ -333,11 +340,11 @@ def ratio_quartiles(configs):
             continue
         cells = []
         for bench, _ in READS:
-            mine, theirs = c.ops[bench], base.ops[bench]
-            if len(mine) < 2 or len(mine) != len(theirs) or not all(theirs):
+            ratios = repeat_ratios(c.ops[bench], base.ops[bench])
+            if not ratios or len(ratios) < 2:
                 cells.append("—")
                 continue
-            q1, _, q3 = statistics.quantiles([m / b for m, b in zip(mine, theirs)], n=4)
+            q1, _, q3 = statistics.quantiles(ratios, n=4)
             cells.append(f"{q1:.2f}-{q3:.2f}")
         rows.append(f"| {c.name} | " + " | ".join(cells) + " |")
     if not rows:
