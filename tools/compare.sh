@@ -8,10 +8,30 @@
 #   tools/compare.sh --scale 10 --markdown-out results.md
 #   tools/compare.sh --configs sstfilter_cuckoo_12 # plus its Bloom baseline
 #   tools/compare.sh --help                        # all flags, column legend
+#   tools/compare.sh --rocksdb 9.7.4               # on RocksDB 9.7.4's db_bench,
+#                                                  # built from source with
+#                                                  # sstfilter in-tree (cached;
+#                                                  # the first build is long)
 #
 # SKIP_SETUP=1 skips tools/setup.sh when the build is known to be current.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "${1:-}" = "--rocksdb" ]; then
+  version=${2:?--rocksdb needs a version}
+  shift 2
+  prefix=$("$ROOT/tools/rocksdb_source.sh" "$version" prefix)
+  bin=$("$ROOT/tools/rocksdb_source.sh" "$version" tools)
+  # sstfilter_check built against the same RocksDB, out of tree.
+  BUILD_DIR=${BUILD_DIR:-$ROOT/build-rocksdb$version}
+  if [ "${SKIP_SETUP:-0}" != 1 ]; then
+    BUILD_DIR=$BUILD_DIR SETUP_TARGETS="sstfilter_check" \
+      SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_WITH_LEVELDB=OFF" \
+      "$ROOT/tools/setup.sh"
+  fi
+  exec python3 "$ROOT/tools/db_bench_compare.py" --plugin "" \
+    --db-bench "$bin/db_bench" --sst-dump "$bin/sst_dump" \
+    --check-tool "$BUILD_DIR/tools/sstfilter_check" --work-dir "$BUILD_DIR" "$@"
+fi
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 if [ "${SKIP_SETUP:-0}" != 1 ]; then
   # Only the plugin is needed here: the first run skips building the tests.

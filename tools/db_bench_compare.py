@@ -380,6 +380,15 @@ def table(configs):
     return "\n".join(rows)
 
 
+def build_note(db_bench):
+    """What the reader should know about this db_bench's build."""
+    if os.path.realpath(db_bench).startswith("/usr/"):
+        return ("Debian's db_bench is built with assertions on: compare ratios, "
+                "not absolute numbers.")
+    return ("db_bench built from source by tools/rocksdb_source.sh (Release, no "
+            "assertions), sstfilter in-tree.")
+
+
 def footer(runner, version, wall):
     a, configs = runner.args, runner.configs
     first = next((c for c in configs if c.policy and not c.problems), configs[0])
@@ -395,8 +404,7 @@ def footer(runner, version, wall):
         f"readmissing with {runner.missing:,} "
         f"({runner.missing // NO_FILTER_SHARE:,} without a filter); "
         f"{runner.cache / 2**20:.3g} MiB block cache, direct reads; --scale {a.scale:g}.",
-        f"Machine: {machine()}; {version}. Debian's db_bench is built with assertions "
-        "on: compare ratios, not absolute numbers.",
+        f"Machine: {machine()}; {version}. " + build_note(a.db_bench),
         f"Run-to-run spread of ops/s, (max - min) / median, worst config: {spread(configs)}.",
         ""] + ratio_quartiles(configs) + ["", f"Wall time: {wall:.0f} s.", "",
         f"Commands for {first.name} (other configs differ only in config file and DB, "

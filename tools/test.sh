@@ -4,12 +4,26 @@
 #   1. every test through CTest (build/)
 #   2. every test again under AddressSanitizer + UBSan (build-asan/)
 #   3. the concurrency tests under ThreadSanitizer (build-tsan/)
-#   4. the libFuzzer targets: seed-corpus replay, then FUZZ_SECONDS each
+#   4. with --rocksdb 9.7.4 only (not yet part of the default run): every
+#      test again against RocksDB 9.7.4 built from source
+#      (tools/rocksdb_source.sh, cached outside the clone), plus that
+#      build's own db_bench and db_stress with sstfilter in-tree: db_stress
+#      crash rounds over our filters, and DBs crossing between 7.8.3 and
+#      9.7.4 (build-rocksdb9/)
+#   5. the libFuzzer targets: seed-corpus replay, then FUZZ_SECONDS each
 # Stops at the first failure. `tools/test.sh --quick` runs step 1 only.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QUICK=0
-[ "${1:-}" = "--quick" ] && QUICK=1
+SOURCE_ROCKSDB=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --rocksdb) SOURCE_ROCKSDB=${2:?--rocksdb needs a version}; shift ;;
+    *) echo "usage: tools/test.sh [--quick] [--rocksdb 9.7.4]" >&2; exit 2 ;;
+  esac
+  shift
+done
 JOBS=$(nproc)
 
 step() { echo; echo "==== $*" >&2; }
@@ -30,24 +44,35 @@ summary() {
   echo "test.sh: $passed passed, 0 failed"
 }
 
-step "1/4 tests (build/)"
+step "1/5 tests (build/)"
 BUILD_DIR="$ROOT/build" "$ROOT/tools/setup.sh"
 run_ctest "$ROOT/build"
 if [ "$QUICK" -eq 1 ]; then summary; exit 0; fi
 
-step "2/4 tests under ASan+UBSan (build-asan/)"
+step "2/5 tests under ASan+UBSan (build-asan/)"
 BUILD_DIR="$ROOT/build-asan" BUILD_TYPE=RelWithDebInfo \
   SSTFILTER_CMAKE_ARGS="-DSSTFILTER_SANITIZE=address,undefined -DSSTFILTER_BUILD_TOOLS=OFF" \
   "$ROOT/tools/setup.sh"
 ASAN_OPTIONS=detect_leaks=1 run_ctest "$ROOT/build-asan"
 
-step "3/4 concurrency tests under TSan (build-tsan/)"
+step "3/5 concurrency tests under TSan (build-tsan/)"
 BUILD_DIR="$ROOT/build-tsan" BUILD_TYPE=RelWithDebInfo \
   SSTFILTER_CMAKE_ARGS="-DSSTFILTER_SANITIZE=thread -DSSTFILTER_BUILD_TOOLS=OFF -DSSTFILTER_WITH_LEVELDB=OFF" \
   SETUP_TARGETS="rocksdb_concurrency_test" "$ROOT/tools/setup.sh"
 TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp ${TSAN_OPTIONS:-}" \
   run_ctest "$ROOT/build-tsan" -R Concurrency
 
-step "4/4 fuzzing"
+if [ -n "$SOURCE_ROCKSDB" ]; then
+  step "4/5 tests against RocksDB $SOURCE_ROCKSDB from source (build-rocksdb$SOURCE_ROCKSDB/)"
+  prefix=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" prefix)
+  intree=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" tools)
+  BUILD_DIR="$ROOT/build-rocksdb$SOURCE_ROCKSDB" \
+    SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_INTREE_TOOLS=$intree \
+      -DSSTFILTER_CROSS_PLUGIN=$ROOT/build/libsstfilter.so -DSSTFILTER_WITH_LEVELDB=OFF" \
+    "$ROOT/tools/setup.sh"
+  run_ctest "$ROOT/build-rocksdb$SOURCE_ROCKSDB"
+fi
+
+step "5/5 fuzzing"
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60} "$ROOT/tools/fuzz.sh" | tee -a "$SUMMARY"
 summary

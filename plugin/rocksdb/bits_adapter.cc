@@ -26,6 +26,17 @@ void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
   core_->AddHash(HashOf(key));
 }
 
+#if ROCKSDB_MAJOR >= 9
+void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
+                                      const rocksdb::Slice& alt) {
+  core_->AddHash(HashOf(key));
+  const uint64_t alt_hash = HashOf(alt);
+  if (!has_last_alt_ || alt_hash != last_alt_hash_) core_->AddHash(alt_hash);
+  has_last_alt_ = true;
+  last_alt_hash_ = alt_hash;
+}
+#endif
+
 size_t BitsBuilderAdapter::EstimateEntriesAdded() { return core_->NumHashes(); }
 
 rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
@@ -36,6 +47,9 @@ rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
   std::memcpy(bytes, filter.data(), filter.size());
   buf->reset(bytes);
   finished_data_ = bytes;
+#if ROCKSDB_MAJOR >= 9
+  has_last_alt_ = false;  // the next filter starts fresh
+#endif
   return rocksdb::Slice(bytes, filter.size());
 }
 

@@ -21,6 +21,11 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
                      bool verify_after_build);
 
   void AddKey(const rocksdb::Slice& key) override;
+#if ROCKSDB_MAJOR >= 9
+  // Both hashes go in; `alt` (a prefix) only when it differs from the
+  // previous call's, since whole keys and their prefixes alternate.
+  void AddKeyAndAlt(const rocksdb::Slice& key, const rocksdb::Slice& alt) override;
+#endif
   size_t EstimateEntriesAdded() override;
   using rocksdb::FilterBitsBuilder::Finish;
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
@@ -34,6 +39,10 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   bool verify_after_build_;
   std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying
   const char* finished_data_ = nullptr;
+#if ROCKSDB_MAJOR >= 9
+  bool has_last_alt_ = false;
+  uint64_t last_alt_hash_ = 0;
+#endif
 };
 
 // A FilterBitsReader over the core reader for `contents`. The reader is

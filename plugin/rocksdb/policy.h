@@ -24,6 +24,13 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // "bits_per_key", is validated the same way when set from a string.
   explicit SstFilterPolicy(const FilterSpec& spec);
 
+  // For Customizable::CheckedCast<SstFilterPolicy>(), which needs no RTTI
+  // (RocksDB's release builds use -fno-rtti).
+  static const char* kClassName() { return "sstfilter.SstFilterPolicy"; }
+  bool IsInstanceOf(const std::string& name) const override {
+    return name == kClassName() || rocksdb::FilterPolicy::IsInstanceOf(name);
+  }
+
   const char* Name() const override { return name_.c_str(); }
   const char* CompatibilityName() const override { return kCompatibilityName; }
 

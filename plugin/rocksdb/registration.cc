@@ -84,7 +84,7 @@ rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
 }
 
 bool IsSstFilterPolicy(const rocksdb::FilterPolicy* policy) {
-  return dynamic_cast<const SstFilterPolicy*>(policy) != nullptr;
+  return policy != nullptr && policy->CheckedCast<SstFilterPolicy>() != nullptr;
 }
 
 }  // namespace sstfilter

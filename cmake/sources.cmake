@@ -1,0 +1,21 @@
+# The library's sources, relative to the project root: one list for our own
+# build (CMakeLists.txt) and for RocksDB's in-tree plugin build
+# (cmake/rocksdb_plugin.cmake).
+
+# Core: filters on 64-bit hashes, no engine headers.
+set(SSTFILTER_CORE_SOURCES
+  plugin/core/bloom.cc
+  plugin/core/cuckoo_builder.cc
+  plugin/core/cuckoo_reader.cc
+  plugin/core/cuckoo_table.cc
+  plugin/core/filter.cc
+  plugin/core/filter_spec.cc
+  plugin/core/hash.cc
+  plugin/core/trailer.cc)
+
+# RocksDB adapter: policies, options, registration, the policy check.
+set(SSTFILTER_ROCKSDB_SOURCES
+  plugin/rocksdb/bits_adapter.cc
+  plugin/rocksdb/check.cc
+  plugin/rocksdb/policy.cc
+  plugin/rocksdb/registration.cc)

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Builds a RocksDB release from source into a cache folder outside the
+# clone, for the versions Debian does not ship. Later runs reuse the cache.
+#
+#   tools/rocksdb_source.sh 9.7.4 prefix   # RocksDB installed (no plugin):
+#                                          # prints the prefix for
+#                                          # -DCMAKE_PREFIX_PATH
+#   tools/rocksdb_source.sh 9.7.4 tools    # db_bench, db_stress, ldb,
+#                                          # sst_dump with this checkout's
+#                                          # sstfilter built in (in-tree
+#                                          # plugin): prints their folder
+#
+# Cache: $SSTFILTER_CACHE, default ~/.cache/sstfilter. Progress goes to
+# stderr; stdout has only the path asked for.
+#
+# Where the source comes from: RocksDB 9.7.4's tree ships inside the npm
+# package @nxtedition/rocksdb@12.2.12 (deps/rocksdb/rocksdb), the only newer
+# RocksDB this project's machines can fetch. The tarball is checked against
+# the sha256 pinned below. That tree is pruned; docs/rocksdb_source.md says
+# what we supply (tools/rocksdb_source/) and why.
+#
+# The one build folder serves both products: the plain static librocksdb
+# is built and installed first; then the same folder is reconfigured with
+# ROCKSDB_PLUGINS=sstfilter, which adds our sources without changing any
+# RocksDB compile flag, so only our files and build_version.cc compile
+# again before the tools link.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VERSION=${1:?usage: rocksdb_source.sh VERSION prefix|tools}
+WHAT=${2:?usage: rocksdb_source.sh VERSION prefix|tools}
+
+case "$VERSION" in
+  9.7.4)
+    NPM_SPEC=@nxtedition/rocksdb@12.2.12
+    TARBALL=nxtedition-rocksdb-12.2.12.tgz
+    SHA256=75c7bcea92019ab598bcfd934a60328acea9364550428ca697b8d68dfaca016d
+    TREE=package/deps/rocksdb/rocksdb
+    ;;
+  *) echo "rocksdb_source.sh: no pinned source for RocksDB $VERSION (known: 9.7.4)" >&2
+     exit 2 ;;
+esac
+case "$WHAT" in prefix|tools) ;; *) echo "rocksdb_source.sh: say 'prefix' or 'tools'" >&2; exit 2 ;; esac
+
+CACHE=${SSTFILTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sstfilter}/rocksdb-$VERSION
+SRC=$CACHE/src
+BUILD=$CACHE/build
+PREFIX=$CACHE/prefix
+JOBS=$(nproc)
+mkdir -p "$CACHE"
+log() { echo "== rocksdb $VERSION: $*" >&2; }
+
+# One run at a time per cache (compare.sh and test.sh may both call us).
+exec 9>"$CACHE/lock"
+flock 9
+
+# Copies $1 to $2 only if the content differs, so make sees a new mtime
+# exactly when a file changed.
+sync_file() {
+  mkdir -p "$(dirname "$2")"
+  cmp -s "$1" "$2" || cp "$1" "$2"
+}
+
+fetch_source() {
+  [ -f "$SRC/.sstfilter-source-$SHA256" ] && return
+  log "fetching $NPM_SPEC with npm pack"
+  local dl=$CACHE/download
+  mkdir -p "$dl"
+  [ -f "$dl/$TARBALL" ] || (cd "$dl" && npm pack --silent "$NPM_SPEC" >/dev/null)
+  echo "$SHA256  $dl/$TARBALL" | sha256sum -c --quiet - ||
+    { echo "rocksdb_source.sh: $TARBALL does not match the pinned sha256" >&2
+      rm -f "$dl/$TARBALL"; exit 1; }
+  rm -rf "$SRC" "$BUILD" "$PREFIX"
+  mkdir -p "$SRC"
+  tar xzf "$dl/$TARBALL" -C "$SRC" --strip-components=4 "$TREE"
+  grep -q "ROCKSDB_MAJOR ${VERSION%%.*}$" "$SRC/include/rocksdb/version.h"
+  touch "$SRC/.sstfilter-source-$SHA256"
+}
+
+# What the pruned tree lacks (docs/rocksdb_source.md).
+apply_fixes() {
+  sync_file "$ROOT/tools/rocksdb_source/ReadVersion.cmake" "$SRC/cmake/modules/ReadVersion.cmake"
+  sync_file "$ROOT/tools/rocksdb_source/gtest_CMakeLists.txt" \
+            "$SRC/third-party/gtest-1.8.1/fused-src/gtest/CMakeLists.txt"
+}
+
+configure() {  # ROCKSDB_PLUGINS value
+  cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$PREFIX" -DPORTABLE=1 \
+    -DROCKSDB_BUILD_SHARED=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON \
+    -DWITH_TOOLS=ON -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF \
+    -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_LIBURING=OFF \
+    -DFAIL_ON_WARNINGS=OFF -DROCKSDB_PLUGINS="$1" >"$CACHE/configure.log" 2>&1 ||
+    { tail -30 "$CACHE/configure.log" >&2; exit 1; }
+}
+
+build() {  # targets...
+  local t args=()
+  for t in "$@"; do args+=(--target "$t"); done
+  cmake --build "$BUILD" -j "$JOBS" "${args[@]}" >"$CACHE/build.log" 2>&1 ||
+    { tail -40 "$CACHE/build.log" >&2; exit 1; }
+}
+
+# The plain library, installed with RocksDB's own package config.
+ensure_prefix() {
+  [ -f "$PREFIX/.sstfilter-installed" ] && return
+  local start=$SECONDS
+  log "building the static library (Release, about 20 minutes on 2 cores)"
+  configure ""
+  build rocksdb
+  rm -rf "$PREFIX"
+  cmake --install "$BUILD" >"$CACHE/install.log" 2>&1
+  touch "$PREFIX/.sstfilter-installed"
+  log "library built and installed in $((SECONDS - start)) s"
+}
+
+# This checkout as RocksDB's in-tree plugin plugin/sstfilter: the files the
+# plugin build reads, copied (content-compared) so that the cache follows
+# whichever clone calls us.
+sync_plugin() {
+  local dest=$SRC/plugin/sstfilter f
+  (cd "$ROOT" && git ls-files -- CMakeLists.txt sstfilter.mk cmake plugin) |
+    while read -r f; do sync_file "$ROOT/$f" "$dest/$f"; done
+}
+
+ensure_tools() {
+  ensure_prefix
+  sync_plugin
+  local start=$SECONDS
+  grep -q '^ROCKSDB_PLUGINS:STRING=sstfilter$' "$BUILD/CMakeCache.txt" 2>/dev/null ||
+    configure sstfilter
+  log "building db_bench, db_stress, ldb, sst_dump with sstfilter in-tree"
+  build db_bench db_stress ldb sst_dump
+  mkdir -p "$CACHE/bin"
+  ln -sf "$BUILD/db_bench" "$BUILD/db_stress_tool/db_stress" "$BUILD/tools/ldb" \
+         "$BUILD/tools/sst_dump" "$CACHE/bin/"
+  log "tools ready in $((SECONDS - start)) s"
+}
+
+fetch_source
+apply_fixes
+case "$WHAT" in
+  prefix) ensure_prefix; echo "$PREFIX" ;;
+  tools) ensure_tools; echo "$CACHE/bin" ;;
+esac
