@@ -1,7 +1,8 @@
 # RocksDB in-tree plugin descriptor (ROCKSDB_PLUGINS=sstfilter). RocksDB's
-# CMake requires this file and reads the registrar from `sstfilter_FUNC`;
-# the sources and flags come from cmake/rocksdb_plugin.cmake. (They are
-# not repeated here: RocksDB's CMake would also compile any list it finds
-# after "SOURCES = ", without our flags. RocksDB's Makefile build is not
-# supported.)
+# CMake requires this file and reads the registrar from `sstfilter_FUNC`.
+# The sources and their flags come from cmake/rocksdb_plugin.cmake only:
+# RocksDB's CMake also scans this file for a source list, and would
+# compile any it found without our flags, so none is given here (nor in
+# any comment in the form that scan matches). RocksDB's Makefile build is
+# not supported.
 sstfilter_FUNC = RegisterSstFilter
