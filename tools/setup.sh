@@ -12,17 +12,7 @@ PACKAGES=(librocksdb-dev rocksdb-tools libleveldb-dev libgtest-dev
           libgflags-dev libsnappy-dev libxxhash-dev cmake g++ make python3
           gnuplot-nox clang libclang-rt-14-dev)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "== installing Debian packages: ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
-fi
+"$ROOT/tools/install_packages.sh" "${PACKAGES[@]}"
 
 echo "== building sstfilter in $BUILD_DIR" >&2
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
