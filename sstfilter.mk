@@ -5,4 +5,4 @@
 # compile any it found without our flags, so none is given here (nor in
 # any comment in the form that scan matches). RocksDB's Makefile build is
 # not supported.
-sstfilter_FUNC = RegisterSstFilter
+sstfilter_FUNC = RegisterSstFilterPlugin

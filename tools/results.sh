@@ -2,6 +2,8 @@
 # Regenerates every figure README.md quotes, into docs/results/ and
 # docs/charts/, on this machine (about 30 minutes on 2 cores):
 #   db_bench.md                  tools/compare.sh: stock db_bench, every config
+#   db_bench_rocksdb9.md         tools/compare.sh --rocksdb 9.7.4: the same on
+#                                RocksDB 9.7.4's db_bench (source build, in-tree)
 #   filter_bench_single.md       tools/filter_bench, one 1M-key filter
 #   filter_bench_sst.md          tools/filter_bench, SST-sized filters, out of cache
 #   filter_bench_equal_fpr_*.md  tools/filter_bench, cuckoo vs Ribbon at equal FPR
@@ -12,7 +14,8 @@
 # Each file starts with the command that made it and the machine.
 #
 #   tools/results.sh            # everything
-#   tools/results.sh filter     # only the filter_bench parts (db_bench, leveldb, ...)
+#   tools/results.sh filter     # only the filter_bench parts (db_bench, db_bench9,
+#                               # leveldb, large, fuzz likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -61,6 +64,10 @@ if want db_bench; then
   # 15 repeats, not compare.sh's default 5: the ops/s ratios are close to
   # 1.0x and a 5-repeat median moves by several percent from run to run.
   run db_bench.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh" --reps 15
+fi
+if want db_bench9; then
+  MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
+    run db_bench_rocksdb9.md "$ROOT/tools/compare.sh" --rocksdb 9.7.4 --reps 15
 fi
 if want leveldb; then
   run leveldb_bench.md "$BUILD_DIR/tools/leveldb_bench"

@@ -22,8 +22,10 @@
 # The one build folder serves both products: the plain static librocksdb
 # is built and installed first; then the same folder is reconfigured with
 # ROCKSDB_PLUGINS=sstfilter, which adds our sources without changing any
-# RocksDB compile flag, so only our files and build_version.cc compile
-# again before the tools link.
+# RocksDB compile command, so only our files and build_version.cc compile
+# again before the tools link. (Ninja, because it rebuilds by command line:
+# make would rebuild every object of the library, whose flags file our
+# per-file flags change.)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,6 +49,11 @@ SRC=$CACHE/src
 BUILD=$CACHE/build
 PREFIX=$CACHE/prefix
 JOBS=$(nproc)
+# What the source build needs; npm comes with the machine image here, and
+# from Debian's package elsewhere.
+packages=(cmake g++ ninja-build libgflags-dev libsnappy-dev libgtest-dev)
+command -v npm >/dev/null || packages+=(npm)
+"$ROOT/tools/install_packages.sh" "${packages[@]}"
 mkdir -p "$CACHE"
 log() { echo "== rocksdb $VERSION: $*" >&2; }
 
@@ -85,7 +92,7 @@ apply_fixes() {
 }
 
 configure() {  # ROCKSDB_PLUGINS value
-  cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+  cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DPORTABLE=1 \
     -DROCKSDB_BUILD_SHARED=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON \
     -DWITH_TOOLS=ON -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF \
@@ -127,8 +134,9 @@ ensure_tools() {
   ensure_prefix
   sync_plugin
   local start=$SECONDS
-  grep -q '^ROCKSDB_PLUGINS:STRING=sstfilter$' "$BUILD/CMakeCache.txt" 2>/dev/null ||
-    configure sstfilter
+  # Always: RocksDB reads sstfilter.mk at configure time only. Ninja then
+  # rebuilds just the commands that changed.
+  configure sstfilter
   log "building db_bench, db_stress, ldb, sst_dump with sstfilter in-tree"
   build db_bench db_stress ldb sst_dump
   mkdir -p "$CACHE/bin"

@@ -110,3 +110,8 @@ int RegisterSstFilter(ObjectLibrary& library, const std::string& /*arg*/) {
 }
 
 }  // namespace ROCKSDB_NAMESPACE
+
+extern "C" int RegisterSstFilterPlugin(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                                       const std::string& arg) {
+  return ROCKSDB_NAMESPACE::RegisterSstFilter(library, arg);
+}

@@ -73,9 +73,13 @@ namespace ROCKSDB_NAMESPACE {
 // "sstfilter.<name>" with an optional ":<bits_per_key>" suffix, plus a
 // catch-all for other "sstfilter.*" ids that fails with InvalidArgument
 // (so a typo is an error, not a silent missing filter). Returns the number
-// of factories added. Signature and namespace follow RocksDB's plugin
-// convention for registrars (the <name>_FUNC of an in-tree plugin; no
-// in-tree build file is shipped yet).
+// of factories added. The signature is RocksDB's RegistrarFunc.
 int RegisterSstFilter(ObjectLibrary& library, const std::string& arg);
 
 }  // namespace ROCKSDB_NAMESPACE
+
+// The same, as RocksDB's in-tree plugin build declares registrars: with C
+// linkage at global scope (sstfilter_FUNC in sstfilter.mk). RocksDB calls
+// it when the library starts; users call RegisterSstFilter above.
+extern "C" int RegisterSstFilterPlugin(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                                       const std::string& arg);
