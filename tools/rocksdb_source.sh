@@ -112,7 +112,7 @@ build() {  # targets...
 ensure_prefix() {
   [ -f "$PREFIX/.sstfilter-installed" ] && return
   local start=$SECONDS
-  log "building the static library (Release, about 20 minutes on 2 cores)"
+  log "building the static library (Release, about 12 minutes on 2 cores)"
   configure ""
   build rocksdb
   rm -rf "$PREFIX"
