@@ -61,8 +61,8 @@ log() { echo "== rocksdb $VERSION: $*" >&2; }
 exec 9>"$CACHE/lock"
 flock 9
 
-# Copies $1 to $2 only if the content differs, so make sees a new mtime
-# exactly when a file changed.
+# Copies $1 to $2 only if the content differs, so the build sees a new
+# mtime exactly when a file changed.
 sync_file() {
   mkdir -p "$(dirname "$2")"
   cmp -s "$1" "$2" || cp "$1" "$2"
@@ -92,6 +92,11 @@ apply_fixes() {
 }
 
 configure() {  # ROCKSDB_PLUGINS value
+  # A build folder left by another generator cannot be reconfigured.
+  if [ -f "$BUILD/CMakeCache.txt" ] &&
+     ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$BUILD/CMakeCache.txt"; then
+    rm -rf "$BUILD"
+  fi
   cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DPORTABLE=1 \
     -DROCKSDB_BUILD_SHARED=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON \
