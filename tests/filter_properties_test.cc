@@ -71,6 +71,19 @@ TEST_P(FilterPropertiesTest, NoFalseNegativesAcrossSizes) {
   }
 }
 
+// The adapters reject such budgets; the core must still build a correct
+// filter from them, never cast NaN or an infinity to an integer (the
+// sanitizer build runs this too).
+TEST_P(FilterPropertiesTest, NonFiniteOrOutOfRangeBudgetsStillBuildCorrectFilters) {
+  const auto keys = MakeKeys(1000, 77);
+  for (double bpk : {std::nan(""), HUGE_VAL, -HUGE_VAL, -5.0, 0.0, 1e9}) {
+    SCOPED_TRACE(testing::Message() << "bpk=" << bpk);
+    ExpectAllMatch(Build(Spec(bpk), keys), keys);
+  }
+  // NaN is taken as the builder's lowest budget, as -infinity is.
+  EXPECT_EQ(Build(Spec(std::nan("")), keys), Build(Spec(-HUGE_VAL), keys));
+}
+
 TEST_P(FilterPropertiesTest, NoFalseNegativesManyRandomSets) {
   uint64_t state = 7;
   for (int round = 0; round < 300; ++round) {

@@ -40,6 +40,39 @@ TEST(FormatTest, KeyHashIsPinned) {
   EXPECT_EQ(KeyHash("sstfilter", 9), 18281375529999297694ull);
 }
 
+// XXH3 treats keys of these lengths in different code paths (0, 1-3, 4-8,
+// 9-16, 17-128, 129-240, over 240 bytes; both ends of each); each is
+// pinned, with the checksum's seed too, so an xxhash.h whose XXH3 differs (before 0.8.0, or a future
+// change) fails here instead of writing filters other builds misread.
+TEST(FormatTest, KeyHashIsPinnedInEveryXxh3LengthClass) {
+  struct Golden {
+    size_t length;
+    uint64_t key_hash;
+    uint32_t checksum;
+  };
+  const Golden golden[] = {
+      {0, 5414707161898695977ull, 1363014624u},
+      {1, 18238717008130046027ull, 1435839207u},
+      {3, 16366960631281598584ull, 716425865u},
+      {4, 4469051642180286544ull, 1643581988u},
+      {8, 182388076779102591ull, 2339478955u},
+      {9, 6124212130616862030ull, 574162282u},
+      {16, 14034137616869704957ull, 396022942u},
+      {17, 6238504698167284354ull, 3688916866u},
+      {128, 7624897642213696949ull, 4288329296u},
+      {129, 1444300533950599818ull, 838805653u},
+      {240, 13650654686610712937ull, 1664635175u},
+      {241, 3220684637401886063ull, 2578023453u},
+      {1000, 13340533701378161510ull, 1224444636u},
+  };
+  for (const Golden& g : golden) {
+    std::string key(g.length, '\0');
+    for (size_t i = 0; i < g.length; ++i) key[i] = static_cast<char>(i * 37 + 11);
+    EXPECT_EQ(KeyHash(key.data(), key.size()), g.key_hash) << "length " << g.length;
+    EXPECT_EQ(ContentChecksum(key.data(), key.size()), g.checksum) << "length " << g.length;
+  }
+}
+
 TEST(FormatTest, TrailerLayout) {
   std::string filter = "payload";
   Trailer t;

@@ -57,6 +57,11 @@ int BloomProbes(double bits_per_key) {
   thread_local int last_probes = 0;
   if (bits_per_key == last_bits_per_key) return last_probes;
   // The FPR is unimodal in k: walk from the textbook (m/n) ln 2.
+  // Finite values as they are (callers may pass any budget); NaN and the
+  // infinities, whose cast to int is undefined, as the nearest bound.
+  if (!std::isfinite(bits_per_key)) {
+    bits_per_key = bits_per_key > 0 ? kMaxBitsPerKey : kMinBitsPerKey;
+  }
   int k = std::clamp(static_cast<int>(bits_per_key * 0.6931), 1, kMaxProbes);
   double fpr = BloomExpectedFpr(bits_per_key, k);
   for (int step : {+1, -1}) {
@@ -76,7 +81,7 @@ int BloomProbes(double bits_per_key) {
 }
 
 BloomBuilder::BloomBuilder(double bits_per_key, BloomSizing sizing)
-    : bits_per_key_(std::clamp(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
+    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
       sizing_(sizing),
       probes_(BloomProbes(bits_per_key_)) {}
 

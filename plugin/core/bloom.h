@@ -24,6 +24,15 @@ namespace sstfilter {
 constexpr double kMinBitsPerKey = 1.0;
 constexpr double kMaxBitsPerKey = 100.0;
 
+// `bits_per_key` limited to [lo, hi], with NaN taken as `lo` (std::clamp
+// passes NaN through, and a NaN cast to an integer is undefined). The
+// builders' defence against input the adapters failed to validate: the
+// smallest budget still gives a correct filter.
+inline double ClampBitsPerKey(double bits_per_key, double lo, double hi) {
+  if (!(bits_per_key >= lo)) return lo;  // NaN or below
+  return bits_per_key > hi ? hi : bits_per_key;
+}
+
 // The probe count minimising BloomExpectedFpr at `bits_per_key`.
 int BloomProbes(double bits_per_key);
 
@@ -38,7 +47,8 @@ enum class BloomSizing {
 class BloomBuilder : public FilterBuilder {
  public:
   // Requires kMinBitsPerKey <= bits_per_key <= kMaxBitsPerKey (the engine
-  // adapters validate user input; this is clamped defensively).
+  // adapters validate user input; this is clamped defensively, NaN to the
+  // minimum).
   explicit BloomBuilder(double bits_per_key,
                         BloomSizing sizing = BloomSizing::kWholeLines);
 

@@ -248,7 +248,7 @@ CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
 }
 
 CuckooBuilder::CuckooBuilder(double bits_per_key, CuckooVariant variant)
-    : bits_per_key_(std::clamp(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey)),
+    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey)),
       variant_(variant),
       tiny_(bits_per_key_, BloomSizing::kExactBytes) {}
 

@@ -72,7 +72,7 @@ double CuckooExpectedFpr(const CuckooShape& shape, size_t num_keys);
 class CuckooBuilder : public FilterBuilder {
  public:
   // Requires kMinCuckooBitsPerKey <= bits_per_key <= kMaxBitsPerKey
-  // (clamped defensively).
+  // (clamped defensively, NaN to the minimum).
   CuckooBuilder(double bits_per_key, CuckooVariant variant);
 
   size_t FilterSize(size_t num_keys) const override;

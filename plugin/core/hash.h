@@ -15,6 +15,13 @@
 #endif
 #include <xxhash.h>
 
+// XXH3's output is stable only from xxHash 0.8.0 on; an older header could
+// hash keys differently from the build that wrote a filter, and a filter
+// with a valid checksum would then miss keys. format_test.cc pins it.
+#if !defined(XXH_VERSION_NUMBER) || XXH_VERSION_NUMBER < 800
+#error "sstfilter needs xxhash.h 0.8.0 or later: XXH3's output is stable only from 0.8.0 (Debian 12: libxxhash-dev 0.8.1)"
+#endif
+
 namespace sstfilter {
 
 // Arbitrary, fixed by format version 1.
