@@ -7,8 +7,9 @@ if(TARGET sstfilter_leveldb)
   if(SSTFILTER_HAVE_GFLAGS)
     add_executable(leveldb_bench ${CMAKE_CURRENT_LIST_DIR}/leveldb_bench.cc
                                  ${CMAKE_CURRENT_LIST_DIR}/leveldb_bench_small.cc)
-    # The counting Env (plugin/leveldb) and the trailer parser (plugin/core).
-    target_include_directories(leveldb_bench PRIVATE ${PROJECT_SOURCE_DIR}/plugin/leveldb
+    # The counting Env (tests/, shared with the LevelDB tests) and the
+    # trailer parser (plugin/core).
+    target_include_directories(leveldb_bench PRIVATE ${PROJECT_SOURCE_DIR}/tests
                                                      ${PROJECT_SOURCE_DIR}/plugin/core)
     target_link_libraries(leveldb_bench PRIVATE sstfilter::leveldb sstfilter_gflags)
     target_compile_options(leveldb_bench PRIVATE ${SSTFILTER_WARNINGS})

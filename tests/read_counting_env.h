@@ -1,7 +1,8 @@
 // A leveldb::Env that counts reads of table files, for the LevelDB tests and
 // tools/leveldb_bench. LevelDB keeps no statistics; every block it fetches
 // from an SST (data, index, filter, footer) is one RandomAccessFile::Read,
-// so the count shows what a filter saves. Not part of the installed API.
+// so the count shows what a filter saves. Test and benchmark code: not part
+// of the library.
 
 #pragma once
 
