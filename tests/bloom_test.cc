@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "bloom.h"
 #include "filter.h"
@@ -27,6 +28,42 @@ TEST(BloomTest, ProbesAreTheFewestWithinOnePercentOfTheBestFpr) {
   // FastLocalBloom's choices at the common settings.
   EXPECT_EQ(BloomProbes(10), 6);
   EXPECT_EQ(BloomProbes(16), 9);
+}
+
+// The engine adapters reject such budgets; the core still must not cast
+// NaN, an infinity or a huge value to an integer (undefined behaviour), and
+// must build a filter without false negatives from them.
+TEST(BloomTest, NonFiniteAndOutOfRangeBudgetsTakeTheNearestBound) {
+  const double nan = std::nan("");
+  for (double low : {nan, -HUGE_VAL, -5.0, 0.0, 0.5}) {
+    SCOPED_TRACE(testing::Message() << "bpk=" << low);
+    EXPECT_EQ(BloomProbes(low), BloomProbes(kMinBitsPerKey));
+    EXPECT_EQ(BloomExpectedFpr(low, 2), BloomExpectedFpr(kMinBitsPerKey, 2));
+  }
+  for (double high : {HUGE_VAL, 1e300, 1e12, 101.0}) {
+    SCOPED_TRACE(testing::Message() << "bpk=" << high);
+    EXPECT_EQ(BloomProbes(high), BloomProbes(kMaxBitsPerKey));
+    EXPECT_EQ(BloomExpectedFpr(high, 2), BloomExpectedFpr(kMaxBitsPerKey, 2));
+  }
+  const auto keys = test::MakeKeys(500, 17);
+  for (BloomSizing sizing : {BloomSizing::kWholeLines, BloomSizing::kExactBytes}) {
+    for (double bpk : {nan, -HUGE_VAL, HUGE_VAL, 1e300}) {
+      SCOPED_TRACE(testing::Message() << "bpk=" << bpk);
+      BloomBuilder builder(bpk, sizing);
+      BloomBuilder bound(bpk > 0 ? kMaxBitsPerKey : kMinBitsPerKey, sizing);
+      for (const auto& k : keys) {
+        builder.AddHash(KeyHash(k.data(), k.size()));
+        bound.AddHash(KeyHash(k.data(), k.size()));
+      }
+      std::string filter, expected;
+      builder.Finish(&filter);
+      bound.Finish(&expected);
+      EXPECT_EQ(filter, expected);  // NaN: the minimum budget
+      for (const auto& k : keys) {
+        ASSERT_TRUE(FilterMayMatch(filter.data(), filter.size(), KeyHash(k.data(), k.size())));
+      }
+    }
+  }
 }
 
 TEST(BloomTest, SizeIsWholeLinesOrOneShortLine) {

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "cuckoo_filter.h"
 #include "cuckoo_hashing.h"
 #include "cuckoo_table.h"
 #include "filter.h"
+#include "hash.h"
 #include "test_util.h"
 
 namespace sstfilter {
@@ -91,9 +93,12 @@ TEST(CuckooTableTest, SemiSortedCodesAreLexicographicRanks) {
   EXPECT_EQ(rank, 3876u);
 }
 
-template <typename Codec>
+// Encodes 64 buckets with Codec, decodes them, and checks QueryCodec's
+// answers (by default Codec's own) against the slots written.
+template <typename Codec, typename QueryCodec = Codec>
 void CheckCodecRoundTrip(int f) {
   Codec codec(f);
+  const QueryCodec query(f);
   constexpr uint64_t kBuckets = 64;
   std::string table((kBuckets * codec.bucket_bits() + 7) / 8 + 8, '\0');
   std::vector<std::array<uint32_t, 4>> want(kBuckets);
@@ -119,7 +124,7 @@ void CheckCodecRoundTrip(int f) {
     ASSERT_EQ(got, expect) << "f=" << f << " bucket " << b;
     for (uint32_t fp : want[b]) {
       if (fp != 0) {
-        ASSERT_TRUE(codec.Contains(table.data(), b, fp));
+        ASSERT_TRUE(query.Contains(table.data(), b, fp));
       }
     }
     // Contains answers exactly "is fp one of the slots" for any fp, near
@@ -132,7 +137,7 @@ void CheckCodecRoundTrip(int f) {
         if (fp == 0 || fp > max_fp) continue;
       }
       const bool present = std::find(got.begin(), got.end(), fp) != got.end();
-      ASSERT_EQ(codec.Contains(table.data(), b, fp), present) << "f=" << f << " fp=" << fp;
+      ASSERT_EQ(query.Contains(table.data(), b, fp), present) << "f=" << f << " fp=" << fp;
     }
   }
 }
@@ -150,6 +155,18 @@ TEST(CuckooTableTest, SemiSortedCodecRoundTripsAndSavesOneBitPerEntry) {
   }
 }
 
+template <int... Offset>
+void CheckFixedSemiSortedCodecs(std::integer_sequence<int, Offset...>) {
+  (CheckCodecRoundTrip<SemiSortedBucketCodec, FixedSemiSortedCodec<8 + Offset>>(8 + Offset), ...);
+}
+
+TEST(CuckooTableTest, FixedWidthSemiSortedCodecsAnswerExactlyAsSlotsDo) {
+  // Readers query f = 8..17 only through these (reader_dispatch.h): their
+  // word-at-a-time match must answer exactly as the run-time codec's slot
+  // by slot one, on the same bytes.
+  CheckFixedSemiSortedCodecs(std::make_integer_sequence<int, 10>());
+}
+
 TEST(CuckooShapeTest, FitsTheBudgetAtAtMost95PercentLoad) {
   for (size_t n : {20, 100, 1000, 65536, 1000000}) {
     for (double bpk = 4; bpk <= 100; bpk += 0.75) {
@@ -164,6 +181,37 @@ TEST(CuckooShapeTest, FitsTheBudgetAtAtMost95PercentLoad) {
         }
       }
     }
+  }
+}
+
+// The engine adapters reject such budgets; the core must still answer
+// without an undefined cast: NaN or nothing buys no table (the Bloom
+// fallback), more than kMaxBitsPerKey buys what kMaxBitsPerKey does.
+TEST(CuckooShapeTest, NonFiniteBudgetsGetTheFallbackOrTheCap) {
+  for (auto v : {CuckooVariant::kAuto, CuckooVariant::kPlain, CuckooVariant::kSemiSorted}) {
+    for (double none : {std::nan(""), -HUGE_VAL, -1.0, 0.0}) {
+      const CuckooShape s = ChooseCuckooShape(1000, none, v);
+      EXPECT_FALSE(s.fits_budget) << none;
+      EXPECT_GE(s.num_buckets * kSlotsPerBucket, 1000u) << none;
+    }
+    const CuckooShape cap = ChooseCuckooShape(1000, kMaxBitsPerKey, v);
+    for (double more : {HUGE_VAL, 1e300}) {
+      const CuckooShape s = ChooseCuckooShape(1000, more, v);
+      EXPECT_EQ(s.kind, cap.kind);
+      EXPECT_EQ(s.fp_bits, cap.fp_bits);
+      EXPECT_EQ(s.num_buckets, cap.num_buckets);
+    }
+  }
+  // Builders take NaN as the minimum budget: a filter without false
+  // negatives (the plain variant's minimum is higher: a Bloom filter).
+  const auto keys = test::MakeKeys(1000, 23);
+  for (auto v : {CuckooVariant::kAuto, CuckooVariant::kPlain, CuckooVariant::kSemiSorted}) {
+    CuckooBuilder builder(std::nan(""), v);
+    for (const auto& k : keys) builder.AddHash(KeyHash(k.data(), k.size()));
+    std::string filter;
+    builder.Finish(&filter);
+    const auto reader = NewFilterReader(filter.data(), filter.size());
+    for (const auto& k : keys) ASSERT_TRUE(reader->MayMatch(KeyHash(k.data(), k.size())));
   }
 }
 

@@ -38,12 +38,17 @@ std::string BuildFrom(FilterBuilder* builder, int n) {
 TEST(FormatTest, KeyHashIsPinned) {
   EXPECT_EQ(KeyHash("", 0), 5414707161898695977ull);
   EXPECT_EQ(KeyHash("sstfilter", 9), 18281375529999297694ull);
+  // The unseeded value xxHash publishes for empty input: the goldens
+  // below come from the reference XXH3, not from some other build of it.
+  EXPECT_EQ(XXH3_64bits("", 0), 0x2d06800538d394c2ull);
 }
 
 // XXH3 treats keys of these lengths in different code paths (0, 1-3, 4-8,
-// 9-16, 17-128, 129-240, over 240 bytes; both ends of each); each is
-// pinned, with the checksum's seed too, so an xxhash.h whose XXH3 differs (before 0.8.0, or a future
-// change) fails here instead of writing filters other builds misread.
+// 9-16, 17-128, 129-240, over 240 bytes; both ends of each, and over 1024
+// bytes, where a seeded long hash scrambles between blocks); each is
+// pinned, with the checksum's seed too, so an xxhash.h whose XXH3 differs
+// (before 0.8.0, or a future change) fails here instead of writing
+// filters other builds misread.
 TEST(FormatTest, KeyHashIsPinnedInEveryXxh3LengthClass) {
   struct Golden {
     size_t length;
@@ -64,6 +69,7 @@ TEST(FormatTest, KeyHashIsPinnedInEveryXxh3LengthClass) {
       {240, 13650654686610712937ull, 1664635175u},
       {241, 3220684637401886063ull, 2578023453u},
       {1000, 13340533701378161510ull, 1224444636u},
+      {5000, 15446834666431423ull, 3868149259u},
   };
   for (const Golden& g : golden) {
     std::string key(g.length, '\0');

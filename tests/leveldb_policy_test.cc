@@ -11,7 +11,6 @@
 
 #include "leveldb_policy.h"
 #include "leveldb_test_util.h"
-#include "trailer.h"
 
 namespace sstfilter {
 namespace {
@@ -33,8 +32,10 @@ FilterType TypeOf(const std::string& name) {
   return type;
 }
 
-TEST(LevelDBPolicyFactory, MakesEveryTypeWithOneVersionedName) {
-  const std::string name = "sstfilter.v" + std::to_string(kFormatVersion);
+TEST(LevelDBPolicyFactory, MakesEveryTypeWithOneFixedName) {
+  // The name of format version 1, kept by every later format version
+  // (leveldb_policy.h; leveldb_compat_test reads tables written under it).
+  const std::string name = "sstfilter.v1";
   EXPECT_EQ(NewLevelDBBloomFilterPolicy(10)->Name(), name);
   EXPECT_EQ(NewLevelDBCuckooFilterPolicy(10)->Name(), name);
   for (const std::string& type : test::LevelDBPolicyTypes()) {

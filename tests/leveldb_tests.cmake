@@ -3,7 +3,8 @@
 # `ctest -R leveldb` selects exactly these.
 function(sstfilter_leveldb_test name)
   add_executable(${name} ${name}.cc)
-  # The tests also check internals: the budget formula, trailers, the Env.
+  # The tests also check internals: the budget formula, trailers. (The
+  # counting Env, tests/read_counting_env.h, sits beside them.)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/plugin/leveldb
                                              ${PROJECT_SOURCE_DIR}/plugin/core)
   target_link_libraries(${name} PRIVATE sstfilter::leveldb GTest::gtest_main)
@@ -15,3 +16,7 @@ endfunction()
 sstfilter_leveldb_test(leveldb_policy_test)
 sstfilter_leveldb_test(leveldb_small_filter_test)
 sstfilter_leveldb_test(leveldb_db_test)
+sstfilter_leveldb_test(leveldb_compat_test)
+# A committed LevelDB database written by format version 1 (tests/data).
+target_compile_definitions(leveldb_compat_test PRIVATE
+                           SSTFILTER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")

@@ -18,9 +18,9 @@ fi
 CXX=clang++ cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_FUZZ=ON -DSSTFILTER_SANITIZE=address,undefined \
   -DSSTFILTER_BUILD_TESTS=OFF -DSSTFILTER_BUILD_TOOLS=OFF -DSSTFILTER_WITH_LEVELDB=OFF >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target filter_reader_fuzz filter_roundtrip_fuzz >&2
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target filter_reader_fuzz filter_roundtrip_fuzz filter_hashes_fuzz >&2
 
-for target in reader roundtrip; do
+for target in reader roundtrip hashes; do
   bin="$BUILD_DIR/tests/fuzz/filter_${target}_fuzz"
   seeds="$ROOT/tests/fuzz/corpus/$target"
   work=$(mktemp -d)

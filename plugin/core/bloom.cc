@@ -20,15 +20,13 @@ constexpr uint64_t kMaxSingleLineBytes = (uint64_t{1} << 29) - 1;
 bool IsLines(size_t payload_size) {
   return payload_size >= kLineBytes && payload_size % kLineBytes == 0;
 }
-constexpr uint64_t kProbeMul = 0x9e3779b97f4a7c15ULL;  // as BloomReader's
-
-inline uint32_t ProbeBit(uint64_t mixed, uint32_t line_bits) {
-  return FastRange32(static_cast<uint32_t>(mixed >> 32), line_bits);
-}
 
 }  // namespace
 
 double BloomExpectedFpr(double bits_per_key, int probes) {
+  // The sums below cast bounds derived from it to int: keep it finite and
+  // positive whatever the caller passes.
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey);
   // Keys per line ~ Poisson(lambda); a line holding j keys has a fraction
   // 1 - (1 - 1/512)^(k j) of its bits set. Sum over j within 12 standard
   // deviations of the mean. (Logs of factorials are summed by hand:
@@ -52,16 +50,14 @@ double BloomExpectedFpr(double bits_per_key, int probes) {
 }
 
 int BloomProbes(double bits_per_key) {
+  // Out of range as the nearest bound, NaN as the lowest: the cast to int
+  // below is undefined for NaN, the infinities and huge values.
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey);
   // Policies ask again for every builder, almost always with the same value.
   thread_local double last_bits_per_key = -1;
   thread_local int last_probes = 0;
   if (bits_per_key == last_bits_per_key) return last_probes;
   // The FPR is unimodal in k: walk from the textbook (m/n) ln 2.
-  // Finite values as they are (callers may pass any budget); NaN and the
-  // infinities, whose cast to int is undefined, as the nearest bound.
-  if (!std::isfinite(bits_per_key)) {
-    bits_per_key = bits_per_key > 0 ? kMaxBitsPerKey : kMinBitsPerKey;
-  }
   int k = std::clamp(static_cast<int>(bits_per_key * 0.6931), 1, kMaxProbes);
   double fpr = BloomExpectedFpr(bits_per_key, k);
   for (int step : {+1, -1}) {
@@ -119,10 +115,9 @@ void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
       }
       const uint64_t h = hashes[i];
       char* line = payload + FastRange64(h, num_lines) * kLineBytes;
-      uint64_t mixed = h;
-      for (int i = 0; i < probes_; ++i) {
-        mixed *= kProbeMul;
-        const uint32_t bit = ProbeBit(mixed, line_bits);
+      BloomProbeSequence probe(h);
+      for (int p = 0; p < probes_; ++p) {
+        const uint32_t bit = probe.Next(line_bits);
         line[bit >> 3] = static_cast<char>(line[bit >> 3] | (1 << (bit & 7)));
       }
     }

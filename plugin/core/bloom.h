@@ -16,6 +16,7 @@
 
 #pragma once
 
+#include "coding.h"
 #include "filter.h"
 #include "hash.h"
 
@@ -33,11 +34,34 @@ inline double ClampBitsPerKey(double bits_per_key, double lo, double hi) {
   return bits_per_key > hi ? hi : bits_per_key;
 }
 
-// The probe count minimising BloomExpectedFpr at `bits_per_key`.
+// The probe count minimising BloomExpectedFpr at `bits_per_key`. Both take
+// bits_per_key limited to [kMinBitsPerKey, kMaxBitsPerKey] as
+// ClampBitsPerKey does (NaN as the minimum).
 int BloomProbes(double bits_per_key);
 
 // Expected FPR of a large cache-local Bloom filter.
 double BloomExpectedFpr(double bits_per_key, int probes);
+
+// The bits a key sets (builder) and tests (reader) in its line: probe i
+// (i = 1..k) is bit FastRange32(top 32 bits of hash * kMul^i, line_bits).
+// The running product's top bits depend on every bit of the hash. Part of
+// the format: written down here once, for both sides.
+class BloomProbeSequence {
+ public:
+  explicit BloomProbeSequence(uint64_t hash) : mixed_(hash) {}
+
+  // The next probe's bit index in [0, line_bits). With line_bits a
+  // constant 512 (whole lines) this compiles to a shift.
+  SSTFILTER_ALWAYS_INLINE uint32_t Next(uint32_t line_bits) {
+    mixed_ *= kMul;
+    return FastRange32(static_cast<uint32_t>(mixed_ >> 32), line_bits);
+  }
+
+ private:
+  // Odd 64-bit multiplier, 2^64 / golden ratio.
+  static constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+  uint64_t mixed_;
+};
 
 enum class BloomSizing {
   kWholeLines,  // round up to whole 64-byte lines: one cache line a query
@@ -91,9 +115,6 @@ class BloomReader final : public FilterReader {
                      bool* results) const override;
 
  private:
-  // Odd 64-bit multiplier (2^64 / golden ratio); each probe takes the top
-  // bits of the running product, which depend on every bit of the hash.
-  static constexpr uint64_t kProbeMul = 0x9e3779b97f4a7c15ULL;
   static constexpr uint32_t kLineBits = 512;
 
   const char* LineFor(uint64_t hash) const {
@@ -101,18 +122,16 @@ class BloomReader final : public FilterReader {
   }
 
   bool ProbeLine(const char* line, uint64_t hash) const {
-    uint64_t mixed = hash;
-    if (line_bits_ == kLineBits) {  // the common case: the bit is a shift
-      for (int i = 0; i < probes_; ++i) {
-        mixed *= kProbeMul;
-        const auto bit = static_cast<uint32_t>(mixed >> 55);
-        if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
-      }
-      return true;
-    }
+    // The common case, whole lines, with the width a constant.
+    if (line_bits_ == kLineBits) return AllProbesSet(line, hash, kLineBits);
+    return AllProbesSet(line, hash, line_bits_);
+  }
+
+  SSTFILTER_ALWAYS_INLINE bool AllProbesSet(const char* line, uint64_t hash,
+                                            uint32_t line_bits) const {
+    BloomProbeSequence probe(hash);
     for (int i = 0; i < probes_; ++i) {
-      mixed *= kProbeMul;
-      const uint32_t bit = FastRange32(static_cast<uint32_t>(mixed >> 32), line_bits_);
+      const uint32_t bit = probe.Next(line_bits);
       if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
     }
     return true;

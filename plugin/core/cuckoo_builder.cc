@@ -219,7 +219,11 @@ CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
           : std::max<uint64_t>(1, CeilDiv(n / (kSlotsPerBucket * kMaxLoad * kLoadTolerance)));
   const uint64_t low_load_buckets =
       std::max(min_buckets, CeilDiv(n / (kSlotsPerBucket * kMinLoad)));
-  const double budget_bits = std::floor(n * bits_per_key);
+  // At most kMaxBitsPerKey, as the builders take it; NaN or not positive
+  // buys nothing (the fallback below). The cast to an integer below is then
+  // always defined.
+  const double budget_bits =
+      std::floor(n * ClampBitsPerKey(bits_per_key, 0, kMaxBitsPerKey));
 
   CuckooShape best;
   double best_fpr = 2;

@@ -62,7 +62,8 @@ unsigned CuckooBucketBits(FilterKind kind, int fp_bits);
 // The lowest-FPR shape for `num_keys` keys within the budget. Where none
 // fits (a handful of keys: a bucket is 12 to 128 bits), the smallest table
 // that holds the keys, with fits_budget false; the builder then writes a
-// Bloom filter of the budget instead.
+// Bloom filter of the budget instead. bits_per_key above kMaxBitsPerKey is
+// taken as kMaxBitsPerKey, and NaN or not positive as no budget.
 CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
                               CuckooVariant variant);
 

@@ -109,9 +109,6 @@ SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
     : high_bits_(static_cast<unsigned>(fp_bits) - 4),
       bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_),
       high_mask_((uint64_t{1} << high_bits_) - 1),
-      high_lanes_(high_bits_ >= 4 ? high_bits_ : 4),
-      // Only used when the bucket fits a word (high_bits_ <= 13).
-      gather_(LaneGather(high_bits_)),
       codes_(&Codes()),
       decode_(Codes().decode.data()) {}
 
@@ -144,8 +141,8 @@ void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
 
 const uint16_t* SemiSortedDecodeTable() { return Codes().decode.data(); }
 
-bool SemiSortedBucketCodec::SlowWordContains(unsigned nibbles, uint64_t highs,
-                                             uint32_t fp) const {
+bool SemiSortedBucketCodec::SlotsContain(unsigned nibbles, uint64_t highs,
+                                         uint32_t fp) const {
   return AnyLaneEqualsBoth(nibbles, fp & 15, highs, high_bits_, high_mask_, fp >> 4);
 }
 

@@ -50,31 +50,6 @@ constexpr uint64_t LaneGather(unsigned w) {
                       (uint64_t{1} << (w + 2)) + (uint64_t{1} << 3);
 }
 
-// Is fp in a semi-sorted bucket word (layout below)? `decode` maps the
-// 12-bit code to the four sorted nibbles; requires 4 <= high_bits <= 13
-// and high_lanes = LaneConstants(high_bits), gather = LaneGather(high_bits).
-// Bits of `word` above the bucket are ignored.
-inline bool SemiSortedWordContains(uint64_t word, uint32_t fp, const uint16_t* decode,
-                                   unsigned high_bits, const LaneConstants& high_lanes,
-                                   uint64_t gather) {
-  // High parts first: they need no table, and for a key that is not there
-  // one matches with probability about 4 / 2^(f-4), so the table lookup
-  // (a dependent load, often out of L1 when queries roam over memory)
-  // usually does not happen. The branch is predictable for that reason.
-  const uint64_t hz = high_lanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * high_lanes.ones));
-  if (__builtin_expect(hz == 0, 1)) return false;
-  // Slots whose high part is fp's: lane flags at bits (j+1)w - 1, gathered
-  // to bits 0..3 by one multiply.
-  const uint64_t high_match = (((hz >> (high_bits - 1)) * gather) >> (3 * high_bits)) & 15;
-  // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered the
-  // same way (0x249 = 2^9 + 2^6 + 2^3 + 1).
-  const unsigned nibbles = decode[word & 0xfff];
-  const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
-  const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
-  const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
-  return (nibble_match & high_match) != 0;
-}
-
 // The semi-sorted codes (cuckoo_table.cc), and their decode table: 4096
 // entries, code -> four sorted nibbles (see SemiSortedBucketCodec).
 struct NibbleCodes;
@@ -129,24 +104,24 @@ class SemiSortedBucketCodec {
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
-  // As PlainBucketCodec's, for f <= 17.
+  // As PlainBucketCodec's, for f <= 17. Readers take FixedSemiSortedCodec
+  // for f = 8..17 (reader_dispatch.h), so this match serves f = 4..7,
+  // whose high parts are too narrow for the lane trick, and the tests: slot
+  // by slot, the reference the fast match is checked against.
   bool word_sized() const { return bucket_bits_ <= 64; }
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
     return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
-    if (high_bits_ < 4) return SlowWordContains(decode_[word & 0xfff], word >> 12, fp);
-    return SemiSortedWordContains(word, fp, decode_, high_bits_, high_lanes_, gather_);
+    return SlotsContain(decode_[word & 0xfff], word >> 12, fp);
   }
 
  private:
-  bool SlowWordContains(unsigned nibbles, uint64_t highs, uint32_t fp) const;
+  bool SlotsContain(unsigned nibbles, uint64_t highs, uint32_t fp) const;
 
   unsigned high_bits_;  // f - 4
   unsigned bucket_bits_;
   uint64_t high_mask_;
-  LaneConstants high_lanes_;  // four high_bits_-wide lanes (when >= 4)
-  uint64_t gather_;           // LaneGather(high_bits_)
   const NibbleCodes* codes_;  // code <-> four sorted nibbles
   const uint16_t* decode_;    // codes_->decode: code -> nibbles
 };
@@ -155,10 +130,10 @@ class SemiSortedBucketCodec {
 // compile time: the same bits and answers as SemiSortedBucketCodec for that
 // width, with every shift, mask and lane constant folded into the code.
 // Readers use it for f = 8..17 (reader_dispatch.h), the widths whose
-// bucket fits a word and whose high parts take the fast match; the
-// constructor argument is the width, already known to be F. (The same for
-// plain buckets measured slower out of cache than the run-time codec, so
-// plain readers keep that one.)
+// bucket fits a word and whose high parts (f - 4 bits) are wide enough for
+// the lane match below; the constructor argument is the width, already
+// known to be F. (The same for plain buckets measured slower out of cache
+// than the run-time codec, so plain readers keep that one.)
 template <int F>
 class FixedSemiSortedCodec {
   static_assert(F >= 8 && F <= 17, "word-sized, with high parts of at least 4 bits");
@@ -173,16 +148,35 @@ class FixedSemiSortedCodec {
     const uint64_t pos = bucket * bucket_bits();
     return DecodeFixed64(base + (pos >> 3)) >> (pos & 7);  // see LoadBits
   }
+  // Is fp in the bucket word? Bits of `word` above the bucket are ignored.
   bool WordContains(uint64_t word, uint32_t fp) const {
-    return SemiSortedWordContains(word, fp, decode_, F - 4, kHighLanes, LaneGather(F - 4));
+    // High parts first: they need no table, and for a key that is not
+    // there one matches with probability about 4 / 2^(f-4), so the table
+    // lookup (a dependent load, often out of L1 when queries roam over
+    // memory) usually does not happen. The branch is predictable for that
+    // reason.
+    const uint64_t hz = kHighLanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * kHighLanes.ones));
+    if (__builtin_expect(hz == 0, 1)) return false;
+    // Slots whose high part is fp's: lane flags at bits (j+1)w - 1,
+    // gathered to bits 0..3 by one multiply.
+    const uint64_t high_match =
+        (((hz >> (kHighBits - 1)) * LaneGather(kHighBits)) >> (3 * kHighBits)) & 15;
+    // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered the
+    // same way (0x249 = 2^9 + 2^6 + 2^3 + 1).
+    const unsigned nibbles = decode_[word & 0xfff];
+    const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
+    const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
+    const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
+    return (nibble_match & high_match) != 0;
   }
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const {
     return WordContains(LoadWord(base, bucket), fp);
   }
 
  private:
-  static constexpr LaneConstants kHighLanes{F - 4};
-  const uint16_t* decode_;
+  static constexpr unsigned kHighBits = F - 4;
+  static constexpr LaneConstants kHighLanes{kHighBits};
+  const uint16_t* decode_;  // code -> four sorted nibbles
 };
 
 }  // namespace sstfilter

@@ -158,11 +158,6 @@ size_t LevelDBBloomFilterBytes(size_t num_keys, double bits_per_key) {
   return static_cast<size_t>(std::ceil(bits / 8)) + 1;
 }
 
-const char* LevelDBPolicyName() {
-  static const std::string name = "sstfilter.v" + std::to_string(kFormatVersion);
-  return name.c_str();
-}
-
 LevelDBFilterPolicy::LevelDBFilterPolicy(const FilterSpec& spec) : spec_(spec) {}
 
 void LevelDBFilterPolicy::CreateFilter(const leveldb::Slice* keys, int n,

@@ -20,9 +20,15 @@ namespace sstfilter {
 // byte holding its probe count. This is the budget of every filter we write.
 size_t LevelDBBloomFilterBytes(size_t num_keys, double bits_per_key);
 
-// "sstfilter.v<kFormatVersion>": shared by every type, since one reader
-// reads them all.
-const char* LevelDBPolicyName();
+// The Name() of every sstfilter LevelDB policy, of every type and every
+// format version; the meta block is "filter.sstfilter.v1". Fixed forever:
+// LevelDB uses a table's filter only if the table was written under the
+// name of the policy it is opened with, so a new name would leave every
+// existing table unfiltered. Readers tell formats apart by the filter
+// bytes (the trailer's version and kind), not by the name. The "v1" is
+// the format version the name was first written with, and stays when the
+// format changes. tests/data/leveldb_v1 (leveldb_compat_test) pins it.
+inline constexpr char kLevelDBPolicyName[] = "sstfilter.v1";
 
 class LevelDBFilterPolicy : public leveldb::FilterPolicy {
  public:
@@ -32,7 +38,7 @@ class LevelDBFilterPolicy : public leveldb::FilterPolicy {
   LevelDBFilterPolicy(const LevelDBFilterPolicy&) = delete;
   LevelDBFilterPolicy& operator=(const LevelDBFilterPolicy&) = delete;
 
-  const char* Name() const override { return LevelDBPolicyName(); }
+  const char* Name() const override { return kLevelDBPolicyName; }
 
   // Appends one filter over keys[0, n) to *dst, of at most
   // LevelDBBloomFilterBytes(n, bits_per_key) bytes (leveldb.h states the

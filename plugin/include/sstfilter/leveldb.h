@@ -44,9 +44,10 @@
 // call checks the trailer's checksum over the whole filter (a few ns for
 // LevelDB's typical 40-byte filters).
 //
-// Name(): "sstfilter.v<format version>" for every type, so the meta block
-// is "filter.sstfilter.v1". The name changes when the encoding changes;
-// LevelDB then reads older tables without a filter (slower, never wrong).
+// Name(): "sstfilter.v1" for every type and every format version, so the
+// meta block is always "filter.sstfilter.v1". It never changes: readers
+// dispatch on the filter's own bytes (its trailer's version), so tables
+// written by any format stay filtered (tests/leveldb_compat_test.cc).
 // Tables written with LevelDB's own Bloom policy, or with none, are read
 // correctly (without a filter) by a DB configured with an sstfilter policy,
 // and the other way round.
