@@ -16,7 +16,6 @@
 // The golden keys and values are defined here, not in shared test code, so
 // that they cannot drift from what the files hold.
 
-#include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
@@ -30,7 +29,6 @@
 
 #include "leveldb_policy.h"
 #include "leveldb_test_util.h"
-#include "read_counting_env.h"
 #include "trailer.h"
 
 namespace sstfilter {
@@ -132,17 +130,9 @@ class LevelDBCompatTest : public ::testing::Test {
     ASSERT_FALSE(tables_.empty());
   }
 
-  // Opens the copy with `policy` (may be null), no block cache (every data
-  // block a Get needs is one counted read) and the counting Env.
+  // Opens the copy with `policy` (may be null), every block read counted.
   std::unique_ptr<leveldb::DB> Open(const leveldb::FilterPolicy* policy) {
-    leveldb::Options options;
-    options.env = &env_;
-    options.block_cache = no_cache_.get();
-    options.filter_policy = policy;
-    leveldb::DB* db = nullptr;
-    const leveldb::Status s = leveldb::DB::Open(options, dir_.path(), &db);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return std::unique_ptr<leveldb::DB>(db);
+    return opener_.Open(dir_.path(), policy);
   }
 
   // Every written key is found with its value (which also opens every
@@ -156,14 +146,14 @@ class LevelDBCompatTest : public ::testing::Test {
       wrong += !db->Get({}, GoldenKey(i), &value).ok() || value != GoldenValue(i);
     }
     EXPECT_EQ(wrong, 0u) << "of " << kEnd / 2 << " written keys";
-    env_.ResetReads();
+    opener_.ResetReads();
     for (uint64_t i = 1; i < kEnd; i += 2) {
       const leveldb::Status s = db->Get({}, GoldenKey(i), &value);
       EXPECT_TRUE(s.IsNotFound()) << GoldenKey(i) << ": " << s.ToString();
       found_absent += s.ok();
     }
     EXPECT_EQ(found_absent, 0u);
-    return env_.reads();
+    return opener_.reads();
   }
 
   // The golden tables are read, never rewritten, by the checks.
@@ -178,8 +168,7 @@ class LevelDBCompatTest : public ::testing::Test {
   const std::string golden_ = std::string(SSTFILTER_TEST_DATA_DIR) + "/leveldb_v1";
   test::TempDir dir_;
   std::map<fs::path, uintmax_t> tables_;  // name -> size, as committed
-  ReadCountingEnv env_;
-  std::unique_ptr<leveldb::Cache> no_cache_{leveldb::NewLRUCache(0)};
+  test::CountingOpener opener_;
 };
 
 constexpr uint64_t kAbsent = kEnd / 2;

@@ -4,14 +4,12 @@
 // reopened with LevelDB's own Bloom policy and with none read correctly, and
 // so do tables LevelDB's Bloom policy wrote, read through ours.
 
-#include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
 #include <iostream>
 
 #include "leveldb_test_util.h"
-#include "read_counting_env.h"
 
 namespace sstfilter {
 namespace {
@@ -30,20 +28,9 @@ std::string ValueAt(uint64_t i) {
 
 class LevelDBDatabaseTest : public ::testing::Test {
  protected:
-  // Opens the DB with `policy` (may be null), no block cache (capacity 0:
-  // every data block a Get needs is one counted file read) and the counting
-  // Env. Table handles, with their index and filter, stay open in LevelDB's
-  // table cache.
+  // Opens the DB with `policy` (may be null), every block read counted.
   std::unique_ptr<leveldb::DB> Open(const leveldb::FilterPolicy* policy) {
-    leveldb::Options options;
-    options.create_if_missing = true;
-    options.env = &env_;
-    options.block_cache = no_cache_.get();
-    options.filter_policy = policy;
-    leveldb::DB* db = nullptr;
-    const leveldb::Status s = leveldb::DB::Open(options, dir_.path(), &db);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return std::unique_ptr<leveldb::DB>(db);
+    return opener_.Open(dir_.path(), policy);
   }
 
   // Writes keys first..first+count in shuffled order (so the level-0 files
@@ -96,19 +83,18 @@ class LevelDBDatabaseTest : public ::testing::Test {
   uint64_t AbsentReads(leveldb::DB* db, uint64_t num_keys) {
     std::string value;
     uint64_t found = 0;
-    env_.ResetReads();
+    opener_.ResetReads();
     for (uint64_t j = 0; j < kNumAbsent; ++j) {
       const leveldb::Status s = db->Get({}, AbsentKeyAt(j * (num_keys / kNumAbsent)), &value);
       EXPECT_TRUE(s.ok() || s.IsNotFound()) << s.ToString();
       found += s.ok();
     }
     EXPECT_EQ(found, 0u);
-    return env_.reads();
+    return opener_.reads();
   }
 
   test::TempDir dir_;
-  ReadCountingEnv env_;
-  std::unique_ptr<leveldb::Cache> no_cache_{leveldb::NewLRUCache(0)};
+  test::CountingOpener opener_;
   std::unique_ptr<const leveldb::FilterPolicy> leveldb_bloom_{
       leveldb::NewBloomFilterPolicy(10)};
 };

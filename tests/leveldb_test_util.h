@@ -1,11 +1,14 @@
-// Shared pieces of the LevelDB adapter tests: keys, filters, and a policy
-// by type name (temporary directory and keys: db_test_util.h).
+// Shared pieces of the LevelDB adapter tests: keys, filters, a policy by
+// type name, and a DB opened with every block read counted (temporary
+// directory and keys: db_test_util.h).
 
 #pragma once
 
 #include "db_test_util.h"
 
 #include <gtest/gtest.h>
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
 #include <sstfilter/leveldb.h>
@@ -18,6 +21,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "read_counting_env.h"
 
 namespace sstfilter {
 namespace test {
@@ -66,6 +71,35 @@ inline const std::vector<std::string>& LevelDBPolicyTypes() {
                                                  "cuckoo_semisorted"};
   return types;
 }
+
+// Opens LevelDB databases through a counting Env with no block cache
+// (capacity 0), so every data block a Get needs is one counted file read.
+// Table handles, with their index and filter, stay open in LevelDB's table
+// cache, as in production.
+class CountingOpener {
+ public:
+  // Opens the DB at `dir` with `policy` (may be null; must outlive the DB),
+  // creating it if missing. Null, with a test failure, if it cannot.
+  std::unique_ptr<leveldb::DB> Open(const std::string& dir,
+                                    const leveldb::FilterPolicy* policy) {
+    leveldb::Options options;
+    options.create_if_missing = true;
+    options.env = &env_;
+    options.block_cache = no_cache_.get();
+    options.filter_policy = policy;
+    leveldb::DB* db = nullptr;
+    const leveldb::Status s = leveldb::DB::Open(options, dir, &db);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return std::unique_ptr<leveldb::DB>(db);
+  }
+
+  void ResetReads() { env_.ResetReads(); }
+  uint64_t reads() const { return env_.reads(); }
+
+ private:
+  ReadCountingEnv env_;
+  std::unique_ptr<leveldb::Cache> no_cache_{leveldb::NewLRUCache(0)};
+};
 
 }  // namespace test
 }  // namespace sstfilter
