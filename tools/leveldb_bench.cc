@@ -5,9 +5,11 @@
 //   build/tools/leveldb_bench --num=200000 --bits_per_key=10
 //
 // Each policy gets a fresh DB: --num keys written in shuffled order and
-// compacted into one level, then --reads Gets of present keys and --reads
-// of absent keys that sort between them. LevelDB runs with no block cache,
-// so each data block a Get needs is one table-file read, counted through a
+// compacted into one level. Then --repeats timed passes, each visiting every
+// DB in turn (so a slow moment of a shared machine hits all policies alike):
+// --reads Gets of present keys and --reads of absent keys that sort between
+// them; the median pass is reported. LevelDB runs with no block cache, so
+// each data block a Get needs is one table-file read, counted through a
 // wrapping Env; index and filter blocks stay in memory with the open table.
 
 #include <gflags/gflags.h>
@@ -41,7 +43,8 @@ DEFINE_string(key_style, "sequential",
 DEFINE_string(policies, "leveldb_bloom,none,bloom,cuckoo",
               "comma list of: leveldb_bloom, none, bloom, cuckoo, cuckoo_plain, cuckoo_semisorted");
 DEFINE_string(db, "", "directory for the databases (default: a new one under $TMPDIR or /tmp)");
-DEFINE_uint64(repeats, 3, "timed passes over the same Gets; the fastest is reported");
+DEFINE_uint64(repeats, 5, "timed passes over the same Gets, interleaved across policies; "
+              "the median is reported");
 DEFINE_bool(small_filters, true, "also print the per-filter-size table (no database)");
 
 namespace sstfilter {
@@ -126,30 +129,41 @@ double TimedGets(leveldb::DB* db, uint64_t count, bool present, ReadCountingEnv*
   return static_cast<double>(count) / secs;
 }
 
-Result RunPolicy(const std::string& name, const std::string& dir) {
+// One policy's database, open for the timed passes.
+struct PolicyDB {
+  std::string name, path;
   std::unique_ptr<const leveldb::FilterPolicy> base;
+  std::unique_ptr<CountingPolicy> counting;
+  ReadCountingEnv env;
+  std::unique_ptr<leveldb::Cache> no_cache{leveldb::NewLRUCache(0)};
+  std::unique_ptr<leveldb::DB> db;
+  std::vector<double> present_ops, missing_ops;
+  Result result;
+};
+
+// Creates the policy's DB under `dir`, writes --num keys and compacts them.
+std::unique_ptr<PolicyDB> BuildPolicyDB(const std::string& name, const std::string& dir) {
+  auto p = std::make_unique<PolicyDB>();
+  p->name = name;
+  p->path = dir + "/" + name;
   if (name == "leveldb_bloom") {
-    base.reset(leveldb::NewBloomFilterPolicy(static_cast<int>(FLAGS_bits_per_key)));
+    p->base.reset(leveldb::NewBloomFilterPolicy(static_cast<int>(FLAGS_bits_per_key)));
   } else if (name != "none") {
-    const leveldb::Status s = NewLevelDBFilterPolicy(name, FLAGS_bits_per_key, &base);
+    const leveldb::Status s = NewLevelDBFilterPolicy(name, FLAGS_bits_per_key, &p->base);
     if (!s.ok()) Die("policy " + name, s);
   }
-  std::unique_ptr<CountingPolicy> counting;
-  if (base) counting = std::make_unique<CountingPolicy>(base.get());
+  if (p->base) p->counting = std::make_unique<CountingPolicy>(p->base.get());
 
-  ReadCountingEnv env;
-  std::unique_ptr<leveldb::Cache> no_cache(leveldb::NewLRUCache(0));
   leveldb::Options options;
   options.create_if_missing = true;
   options.error_if_exists = true;
-  options.env = &env;
-  options.block_cache = no_cache.get();
-  options.filter_policy = counting.get();
-  const std::string path = dir + "/" + name;
+  options.env = &p->env;
+  options.block_cache = p->no_cache.get();
+  options.filter_policy = p->counting.get();
   leveldb::DB* raw = nullptr;
-  leveldb::Status s = leveldb::DB::Open(options, path, &raw);
-  if (!s.ok()) Die("open " + path, s);
-  std::unique_ptr<leveldb::DB> db(raw);
+  leveldb::Status s = leveldb::DB::Open(options, p->path, &raw);
+  if (!s.ok()) Die("open " + p->path, s);
+  p->db.reset(raw);
 
   fprintf(stderr, "[%s] writing %llu keys and compacting\n", name.c_str(),
           static_cast<unsigned long long>(FLAGS_num));
@@ -158,32 +172,48 @@ Result RunPolicy(const std::string& name, const std::string& dir) {
     const uint64_t i = (j * 7919) % FLAGS_num;  // shuffled, so level-0 files overlap
     batch.Put(BenchKey(i, FLAGS_key_style), ValueAt(i));
     if (batch.ApproximateSize() > (1 << 20)) {
-      if (!(s = db->Write({}, &batch)).ok()) Die("write", s);
+      if (!(s = p->db->Write({}, &batch)).ok()) Die("write", s);
       batch.Clear();
     }
   }
-  if (!(s = db->Write({}, &batch)).ok()) Die("write", s);
-  CompactToOneLevel(db.get());
+  if (!(s = p->db->Write({}, &batch)).ok()) Die("write", s);
+  CompactToOneLevel(p->db.get());
 
-  Result r;
+  Result& r = p->result;
   r.policy = name == "leveldb_bloom" ? "LevelDB NewBloomFilterPolicy" : name == "none" ? "no filter" : "sstfilter " + name;
-  if (counting && counting->keys_ > 0) {
-    r.filter_bytes_per_key = static_cast<double>(counting->bytes_) / static_cast<double>(counting->keys_);
-    r.keys_per_filter = static_cast<double>(counting->keys_) / static_cast<double>(counting->filters_);
+  if (p->counting && p->counting->keys_ > 0) {
+    r.filter_bytes_per_key = static_cast<double>(p->counting->bytes_) / static_cast<double>(p->counting->keys_);
+    r.keys_per_filter = static_cast<double>(p->counting->keys_) / static_cast<double>(p->counting->filters_);
   }
-  fprintf(stderr, "[%s] %llu present and %llu absent Gets\n", name.c_str(),
-          static_cast<unsigned long long>(FLAGS_reads), static_cast<unsigned long long>(FLAGS_reads));
-  // The machine may be shared: the fastest of --repeats passes is the
-  // least disturbed. The read counts are the same on every pass.
-  for (uint64_t pass = 0; pass < std::max<uint64_t>(1, FLAGS_repeats); ++pass) {
-    r.present_ops = std::max(r.present_ops, TimedGets(db.get(), FLAGS_reads, true, &env,
-                                                      &r.reads_per_1000_present));
-    r.missing_ops = std::max(r.missing_ops, TimedGets(db.get(), FLAGS_reads, false, &env,
-                                                      &r.reads_per_1000_missing));
+  return p;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// --repeats passes, each over every DB in turn; medians into the results.
+// The read counts are the same on every pass.
+void TimeInterleaved(const std::vector<std::unique_ptr<PolicyDB>>& dbs) {
+  const uint64_t passes = std::max<uint64_t>(1, FLAGS_repeats);
+  for (uint64_t pass = 0; pass < passes; ++pass) {
+    fprintf(stderr, "pass %llu/%llu: %llu present and %llu absent Gets per policy\n",
+            static_cast<unsigned long long>(pass + 1), static_cast<unsigned long long>(passes),
+            static_cast<unsigned long long>(FLAGS_reads), static_cast<unsigned long long>(FLAGS_reads));
+    for (const auto& p : dbs) {
+      Result& r = p->result;
+      p->present_ops.push_back(TimedGets(p->db.get(), FLAGS_reads, true, &p->env,
+                                         &r.reads_per_1000_present));
+      p->missing_ops.push_back(TimedGets(p->db.get(), FLAGS_reads, false, &p->env,
+                                         &r.reads_per_1000_missing));
+    }
   }
-  db.reset();
-  leveldb::DestroyDB(path, leveldb::Options());
-  return r;
+  for (const auto& p : dbs) {
+    p->result.present_ops = Median(p->present_ops);
+    p->result.missing_ops = Median(p->missing_ops);
+  }
 }
 
 std::string Ratio(double value, double base) {
@@ -214,8 +244,8 @@ void PrintTable(const std::vector<Result>& results) {
            r.keys_per_filter);
   }
   printf("\nLegend:\n"
-         "- present/absent Gets/s: single-threaded DB::Get rate, no block cache, fastest\n"
-         "  of %llu passes.\n"
+         "- present/absent Gets/s: single-threaded DB::Get rate, no block cache, median\n"
+         "  of %llu passes interleaved across the policies.\n"
          "- reads/1000 absent: table-file reads (RandomAccessFile::Read) per 1000 Gets of\n"
          "  keys that were never written; each is a filter false positive (or, with no\n"
          "  filter, every lookup). Lower is better. vs LevelDB: ratio to LevelDB's\n"
@@ -251,10 +281,17 @@ int main(int argc, char** argv) {
     }
     dir = tmpl;
   }
-  std::vector<sstfilter::Result> results;
+  std::vector<std::unique_ptr<sstfilter::PolicyDB>> dbs;
   std::stringstream names(FLAGS_policies);
   for (std::string name; std::getline(names, name, ',');) {
-    results.push_back(sstfilter::RunPolicy(name, dir));
+    dbs.push_back(sstfilter::BuildPolicyDB(name, dir));
+  }
+  sstfilter::TimeInterleaved(dbs);
+  std::vector<sstfilter::Result> results;
+  for (auto& p : dbs) {
+    results.push_back(p->result);
+    p->db.reset();
+    leveldb::DestroyDB(p->path, leveldb::Options());
   }
   if (FLAGS_db.empty()) std::filesystem::remove_all(dir);
   if (!results.empty()) sstfilter::PrintTable(results);
