@@ -16,6 +16,7 @@ set(SSTFILTER_CORE_SOURCES
 # RocksDB adapter: policies, options, registration, the policy check.
 set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/bits_adapter.cc
+  plugin/rocksdb/builtin_family.cc
   plugin/rocksdb/check.cc
   plugin/rocksdb/policy.cc
   plugin/rocksdb/registration.cc)

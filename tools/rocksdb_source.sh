@@ -2,7 +2,8 @@
 # Builds a RocksDB release from source into a cache folder outside the
 # clone, for the versions Debian does not ship. Later runs reuse the cache.
 #
-#   tools/rocksdb_source.sh 9.7.4 prefix   # RocksDB installed (no plugin):
+#   tools/rocksdb_source.sh 9.7.4 prefix   # RocksDB installed (no plugin),
+#                                          # static and shared libraries:
 #                                          # prints the prefix for
 #                                          # -DCMAKE_PREFIX_PATH
 #   tools/rocksdb_source.sh 9.7.4 tools    # db_bench, db_stress, ldb,
@@ -19,11 +20,13 @@
 # the sha256 pinned below. That tree is pruned; docs/rocksdb_source.md says
 # what we supply (tools/rocksdb_source/) and why.
 #
-# The one build folder serves both products: the plain static librocksdb
-# is built and installed first; then the same folder is reconfigured with
-# ROCKSDB_PLUGINS=sstfilter, which adds our sources without changing any
-# RocksDB compile command, so only our files and build_version.cc compile
-# again before the tools link. (Ninja, because it rebuilds by command line:
+# The one build folder serves both products: the plain librocksdb, static
+# and shared (each compiles every source once: RocksDB has no shared
+# object library), is built and installed first; then the same folder is
+# reconfigured with ROCKSDB_PLUGINS=sstfilter, which adds our sources
+# without changing any RocksDB compile command, so only our files and
+# build_version.cc compile again before the shared library is relinked
+# and the tools (which RocksDB links to it) link. (Ninja, because it rebuilds by command line:
 # make would rebuild every object of the library, whose flags file our
 # per-file flags change.)
 set -euo pipefail
@@ -99,7 +102,7 @@ configure() {  # ROCKSDB_PLUGINS value
   fi
   cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DPORTABLE=1 \
-    -DROCKSDB_BUILD_SHARED=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON \
+    -DROCKSDB_BUILD_SHARED=ON -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON \
     -DWITH_TOOLS=ON -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF \
     -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_LIBURING=OFF \
     -DFAIL_ON_WARNINGS=OFF -DROCKSDB_PLUGINS="$1" >"$CACHE/configure.log" 2>&1 ||
@@ -113,16 +116,18 @@ build() {  # targets...
     { tail -40 "$CACHE/build.log" >&2; exit 1; }
 }
 
-# The plain library, installed with RocksDB's own package config.
+# The plain library, installed with RocksDB's own package config. (The
+# marker names the recipe: a cache from an older recipe is redone.)
+INSTALLED=$PREFIX/.sstfilter-installed-static-shared
 ensure_prefix() {
-  [ -f "$PREFIX/.sstfilter-installed" ] && return
+  [ -f "$INSTALLED" ] && return
   local start=$SECONDS
-  log "building the static library (Release, about 12 minutes on 2 cores)"
+  log "building the static and shared libraries (Release, about 24 minutes on 2 cores)"
   configure ""
-  build rocksdb
+  build rocksdb rocksdb-shared
   rm -rf "$PREFIX"
   cmake --install "$BUILD" >"$CACHE/install.log" 2>&1
-  touch "$PREFIX/.sstfilter-installed"
+  touch "$INSTALLED"
   log "library built and installed in $((SECONDS - start)) s"
 }
 

@@ -6,8 +6,10 @@
 #      included (GCC leaves it out of -fsanitize=undefined) (build-asan/)
 #   3. the concurrency tests under ThreadSanitizer (build-tsan/)
 #   4. every test again against RocksDB 9.7.4 built from source
-#      (tools/rocksdb_source.sh, cached outside the clone: about 20 minutes
-#      the first time, seconds after), plus that build's own db_bench and
+#      (tools/rocksdb_source.sh, cached outside the clone: about 27 minutes
+#      the first time, seconds after), libsstfilter.so linked to its shared
+#      library, then the options and consumer tests against its static
+#      library (build-rocksdb9.7.4-static/); plus that build's db_bench and
 #      db_stress with sstfilter in-tree: db_stress crash rounds over our
 #      filters, and DBs crossing between 7.8.3 and 9.7.4
 #      (build-rocksdb9.7.4/). `--rocksdb none` skips this step.
@@ -72,6 +74,14 @@ if [ "$SOURCE_ROCKSDB" != none ]; then
       -DSSTFILTER_CROSS_PLUGIN=$ROOT/build/libsstfilter.so -DSSTFILTER_WITH_LEVELDB=OFF" \
     "$ROOT/tools/setup.sh"
   run_ctest "$ROOT/build-rocksdb$SOURCE_ROCKSDB"
+  # The same RocksDB's static library: sstfilter as a static library with
+  # its whole-archive registrar, registration through options strings, and
+  # a user's project linked against the installed result.
+  BUILD_DIR="$ROOT/build-rocksdb$SOURCE_ROCKSDB-static" \
+    SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_ROCKSDB_LINKAGE=static \
+      -DSSTFILTER_WITH_LEVELDB=OFF" \
+    SETUP_TARGETS="rocksdb_options_test sstfilter_check" "$ROOT/tools/setup.sh"
+  run_ctest "$ROOT/build-rocksdb$SOURCE_ROCKSDB-static" -R "^(OptionsTest|CheckTest|consumer_test|sstfilter_check)"
 fi
 
 step "5/5 fuzzing"
