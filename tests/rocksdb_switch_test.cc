@@ -1,8 +1,14 @@
-// Changing the filter policy of a live DB, in each direction: every key
-// must read back after each switch, and the SSTs written under each
-// policy keep their own filter (docs/policy_switches.md says which are
-// filtered when). The last case runs stock `ldb` without the plugin, where
-// RocksDB silently runs with no filter.
+// Changing the filter policy of a live DB, in each direction, one row of
+// docs/policy_switches.md per test: every key must read back after each
+// switch, and filter use is counted per SST. Batch b of keys is flushed
+// into its own level-0 SST, the batches' key ranges do not overlap, and
+// there are at least kTables of them: RocksDB checks level-0 files' key
+// ranges only when there are more than 3 (with fewer, every Get visits
+// every file). So an absent key inside batch b's range visits that SST
+// alone, and the lookups its filter rules out are the
+// rocksdb.bloom.filter.useful counts for those keys.
+// The last case runs stock `ldb` without the plugin, where RocksDB
+// silently runs with no filter.
 
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/utilities/options_util.h>
@@ -19,14 +25,28 @@ namespace {
 using test::AbsentKeyAt;
 using test::KeyAt;
 using test::Ticker;
+using Policy = std::shared_ptr<const rocksdb::FilterPolicy>;
 
 constexpr uint64_t kBatch = 30000;
+constexpr uint64_t kTables = 4;
+constexpr uint64_t kAbsentPerBatch = kBatch / 10;
+// A filtered SST rules out nearly every absent key (FPR 1-2% here); an
+// unfiltered one none.
+constexpr uint64_t kFiltered = kAbsentPerBatch * 9 / 10;
+
+Policy Builtin() { return Policy(rocksdb::NewBloomFilterPolicy(10)); }
+Policy Ribbon() { return Policy(rocksdb::NewRibbonFilterPolicy(10)); }
+Policy Ours(const char* type, double bits, Compat compat = Compat::kSstfilter) {
+  Policy p;
+  EXPECT_TRUE(NewFilterPolicy(type, bits, compat, &p).ok());
+  return p;
+}
 
 class PolicySwitchTest : public ::testing::Test {
  protected:
   // Opens the DB with `policy` (nullptr: no filter), writes batch `batch`
   // of keys and flushes it into its own SST.
-  void WriteBatchWith(std::shared_ptr<const rocksdb::FilterPolicy> policy, uint64_t batch) {
+  void WriteBatchWith(Policy policy, uint64_t batch) {
     auto db = Open(policy);
     for (uint64_t i = batch * kBatch; i < (batch + 1) * kBatch; ++i) {
       ASSERT_TRUE(db->Put({}, KeyAt(i), "v" + std::to_string(i)).ok());
@@ -34,9 +54,14 @@ class PolicySwitchTest : public ::testing::Test {
     ASSERT_TRUE(db->Flush({}).ok());
   }
 
-  std::unique_ptr<rocksdb::DB> Open(std::shared_ptr<const rocksdb::FilterPolicy> policy) {
+  std::unique_ptr<rocksdb::DB> Open(Policy policy) {
     rocksdb::BlockBasedTableOptions table;
     table.filter_policy = std::move(policy);
+    if (partitioned_) {
+      table.partition_filters = true;
+      table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+      table.metadata_block_size = 1024;  // several partitions per SST
+    }
     options_ = rocksdb::Options();
     options_.create_if_missing = true;
     options_.disable_auto_compactions = true;  // keep each batch's SST
@@ -47,9 +72,8 @@ class PolicySwitchTest : public ::testing::Test {
     return std::unique_ptr<rocksdb::DB>(db);
   }
 
-  // Reads back every key of batches [0, batches); returns how many
-  // absent-key lookups the filters answered.
-  uint64_t ReadBack(rocksdb::DB* db, uint64_t batches) {
+  // Every key of batches [0, batches) reads back with its value.
+  void ReadBack(rocksdb::DB* db, uint64_t batches) {
     std::string value;
     for (uint64_t i = 0; i < batches * kBatch; ++i) {
       EXPECT_TRUE(db->Get({}, KeyAt(i), &value).ok()) << KeyAt(i);
@@ -58,9 +82,15 @@ class PolicySwitchTest : public ::testing::Test {
         break;
       }
     }
+  }
+
+  // Absent-key lookups inside batch `batch`'s range that its SST's filter
+  // ruled out.
+  uint64_t UsefulIn(rocksdb::DB* db, uint64_t batch) {
+    std::string value;
     const uint64_t before = Ticker(options_, rocksdb::BLOOM_FILTER_USEFUL);
-    for (uint64_t i = 0; i < batches * kBatch; i += 10) {
-      EXPECT_TRUE(db->Get({}, AbsentKeyAt(i), &value).IsNotFound());
+    for (uint64_t j = 0; j < kAbsentPerBatch; ++j) {
+      EXPECT_TRUE(db->Get({}, AbsentKeyAt(batch * kBatch + j * 10), &value).IsNotFound());
     }
     return Ticker(options_, rocksdb::BLOOM_FILTER_USEFUL) - before;
   }
@@ -80,47 +110,107 @@ class PolicySwitchTest : public ::testing::Test {
     return n;
   }
 
+  // One row: batch 0 written under `before`, batches 1 to kTables - 1
+  // under `after`, read under `after`. Returns {useful in batch 0's SST,
+  // in batch 1's}.
+  std::pair<uint64_t, uint64_t> Switch(Policy before, Policy after) {
+    WriteBatchWith(before, 0);
+    for (uint64_t b = 1; b < kTables; ++b) WriteBatchWith(after, b);
+    auto db = Open(after);
+    const auto tables = FilterOfEachTable(db.get());
+    EXPECT_EQ(tables.size(), kTables);
+    EXPECT_GE(Count(tables, before->Name()), 1u);
+    EXPECT_GE(Count(tables, after->Name()), kTables - 1);
+    ReadBack(db.get(), kTables);
+    return {UsefulIn(db.get(), 0), UsefulIn(db.get(), 1)};
+  }
+
   test::TempDir dir_;
   rocksdb::Options options_;
+  bool partitioned_ = false;
 };
 
-TEST_F(PolicySwitchTest, BuiltinBloomToSstFilterAndBack) {
-  std::shared_ptr<const rocksdb::FilterPolicy> builtin(rocksdb::NewBloomFilterPolicy(10));
-  WriteBatchWith(builtin, 0);
-  WriteBatchWith(NewCuckooFilterPolicy(12), 1);
-  {
-    auto db = Open(NewCuckooFilterPolicy(12));
-    const auto tables = FilterOfEachTable(db.get());
-    EXPECT_EQ(Count(tables, "bloomfilter"), 1u);
-    EXPECT_EQ(Count(tables, "sstfilter.cuckoo"), 1u);
-    // Both SSTs are filtered: RocksDB reads its built-in filters whatever
-    // the configured policy, and ours through sstfilter.
-    EXPECT_GT(ReadBack(db.get(), 2), kBatch / 10 * 2 * 95 / 100);
-    // A forced compaction rewrites everything under the current policy.
-    rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(db->CompactRange(cro, nullptr, nullptr).ok());
-    for (const auto& t : FilterOfEachTable(db.get())) EXPECT_EQ(t.second, "sstfilter.cuckoo");
-    EXPECT_GT(ReadBack(db.get(), 2), kBatch / 10 * 2 * 95 / 100);
-  }
-  // And back to the built-in Bloom: the sstfilter SST (batches 0-1) is
-  // read without a filter, batch 2's built-in SST with one.
-  WriteBatchWith(builtin, 2);
-  auto db = Open(builtin);
-  const uint64_t useful = ReadBack(db.get(), 3);
-  EXPECT_GT(useful, kBatch / 10 * 9 / 10);   // batch 2's range
-  EXPECT_LT(useful, kBatch / 10 * 2);        // not batches 0-1
+// Row 1: without compat=builtin, the built-in SST is read unfiltered.
+TEST_F(PolicySwitchTest, BuiltinToSstFilterReadsOldSstsUnfiltered) {
+  const auto [old_sst, new_sst] = Switch(Builtin(), Ours("cuckoo", 12));
+  EXPECT_EQ(old_sst, 0u);
+  EXPECT_GT(new_sst, kFiltered);
 }
 
+// Row 2: with compat=builtin, old SSTs keep their built-in filters.
+TEST_F(PolicySwitchTest, BuiltinToSstFilterCompatBuiltinKeepsOldFilters) {
+  const auto [old_sst, new_sst] = Switch(Builtin(), Ours("cuckoo", 12, Compat::kBuiltin));
+  EXPECT_GT(old_sst, kFiltered);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+TEST_F(PolicySwitchTest, RibbonToSstFilterCompatBuiltinKeepsOldFilters) {
+  const auto [old_sst, new_sst] = Switch(Ribbon(), Ours("bloom", 10, Compat::kBuiltin));
+  EXPECT_GT(old_sst, kFiltered);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+TEST_F(PolicySwitchTest, PartitionedBuiltinToSstFilterCompatBuiltinKeepsOldFilters) {
+  partitioned_ = true;
+  const auto [old_sst, new_sst] = Switch(Builtin(), Ours("cuckoo", 12, Compat::kBuiltin));
+  EXPECT_GT(old_sst, kFiltered);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+// Row 3: back to the built-in filter. Default family: never found.
+TEST_F(PolicySwitchTest, SstFilterToBuiltinReadsOurSstsUnfiltered) {
+  const auto [old_sst, new_sst] = Switch(Ours("cuckoo", 12), Builtin());
+  EXPECT_EQ(old_sst, 0u);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+// Row 4: back from compat=builtin: the built-in reader finds our bytes
+// and answers "may match" for every key (the guard), never a wrong "no".
+TEST_F(PolicySwitchTest, SstFilterCompatBuiltinToBuiltinReadsOurSstsAsMayMatch) {
+  const auto [old_sst, new_sst] = Switch(Ours("cuckoo", 12, Compat::kBuiltin), Builtin());
+  EXPECT_EQ(old_sst, 0u);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+// Row 5: within one family every sstfilter filter is read.
 TEST_F(PolicySwitchTest, SstFilterBloomToCuckooKeepsEveryFilter) {
-  WriteBatchWith(NewBloomFilterPolicy(10), 0);
-  WriteBatchWith(NewCuckooFilterPolicy(12), 1);
-  auto db = Open(NewCuckooFilterPolicy(12));
-  const auto tables = FilterOfEachTable(db.get());
-  EXPECT_EQ(Count(tables, "sstfilter.bloom"), 1u);
-  EXPECT_EQ(Count(tables, "sstfilter.cuckoo"), 1u);
-  // One compatibility family: the Bloom SST's filter is still used.
-  EXPECT_GT(ReadBack(db.get(), 2), kBatch / 10 * 2 * 95 / 100);
+  const auto [old_sst, new_sst] = Switch(Ours("bloom", 10), Ours("cuckoo", 12));
+  EXPECT_GT(old_sst, kFiltered);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+TEST_F(PolicySwitchTest, CompatBuiltinBloomToCuckooKeepsEveryFilter) {
+  const auto [old_sst, new_sst] =
+      Switch(Ours("bloom", 10, Compat::kBuiltin), Ours("cuckoo", 12, Compat::kBuiltin));
+  EXPECT_GT(old_sst, kFiltered);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+// Row 6: between the two families: the other family's SSTs are unfiltered.
+TEST_F(PolicySwitchTest, SstFilterToCompatBuiltinReadsOldSstsUnfiltered) {
+  const auto [old_sst, new_sst] = Switch(Ours("cuckoo", 12), Ours("cuckoo", 12, Compat::kBuiltin));
+  EXPECT_EQ(old_sst, 0u);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+TEST_F(PolicySwitchTest, CompatBuiltinToSstFilterReadsOldSstsUnfiltered) {
+  const auto [old_sst, new_sst] = Switch(Ours("cuckoo", 12, Compat::kBuiltin), Ours("cuckoo", 12));
+  EXPECT_EQ(old_sst, 0u);
+  EXPECT_GT(new_sst, kFiltered);
+}
+
+// A forced compaction rewrites every SST under the configured policy.
+TEST_F(PolicySwitchTest, ForcedCompactionRewritesUnderTheNewPolicy) {
+  WriteBatchWith(Builtin(), 0);
+  WriteBatchWith(Ours("cuckoo", 12), 1);
+  auto db = Open(Ours("cuckoo", 12));
+  rocksdb::CompactRangeOptions cro;
+  cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db->CompactRange(cro, nullptr, nullptr).ok());
+  for (const auto& t : FilterOfEachTable(db.get())) EXPECT_EQ(t.second, "sstfilter.cuckoo");
+  ReadBack(db.get(), 2);
+  EXPECT_GT(UsefulIn(db.get(), 0), kFiltered);
+  EXPECT_GT(UsefulIn(db.get(), 1), kFiltered);
 }
 
 #ifdef SSTFILTER_LDB
@@ -151,7 +241,9 @@ TEST_F(PolicySwitchTest, PluginNotLoadedReadsEverythingWithoutFilters) {
                   .ok());
   EXPECT_TRUE(CheckFilterPolicyInEffect(cf).IsInvalidArgument());
   auto db = Open(nullptr);
-  EXPECT_EQ(ReadBack(db.get(), 2), 0u) << "no filter is read without a policy";
+  ReadBack(db.get(), 2);
+  EXPECT_EQ(UsefulIn(db.get(), 0) + UsefulIn(db.get(), 1), 0u)
+      << "no filter is read without a policy";
 }
 #endif
 

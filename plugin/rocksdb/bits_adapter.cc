@@ -7,6 +7,7 @@
 #include "../core/hash.h"
 #include "../core/reader_dispatch.h"
 #include "../core/trailer.h"
+#include "builtin_family.h"
 #include "tsan_handoff.h"
 
 namespace sstfilter {
@@ -19,8 +20,10 @@ uint64_t HashOf(const rocksdb::Slice& key) {
 }  // namespace
 
 BitsBuilderAdapter::BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
-                                       bool verify_after_build)
-    : core_(std::move(core)), verify_after_build_(verify_after_build) {}
+                                       bool verify_after_build, bool builtin_guard)
+    : core_(std::move(core)),
+      verify_after_build_(verify_after_build),
+      builtin_guard_(builtin_guard) {}
 
 void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
   core_->AddHash(HashOf(key));
@@ -43,6 +46,7 @@ rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
   if (verify_after_build_) finished_hashes_ = core_->hashes();
   std::string filter;
   core_->Finish(&filter);
+  if (builtin_guard_) AppendBuiltinGuard(&filter);
   auto* bytes = new char[filter.size()];
   std::memcpy(bytes, filter.data(), filter.size());
   buf->reset(bytes);
@@ -54,7 +58,12 @@ rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
 }
 
 rocksdb::Status BitsBuilderAdapter::MaybePostVerify(
-    const rocksdb::Slice& filter_content) {
+    const rocksdb::Slice& finished) {
+  if (builtin_guard_ && !HasBuiltinGuard(finished)) {
+    return rocksdb::Status::Corruption(
+        "sstfilter: filter damaged after construction (built-in guard)");
+  }
+  const rocksdb::Slice filter_content = builtin_guard_ ? WithoutBuiltinGuard(finished) : finished;
   Trailer trailer;
   size_t payload_size = 0;
   if (!ParseTrailer(filter_content.data(), filter_content.size(), &trailer,
@@ -64,7 +73,7 @@ rocksdb::Status BitsBuilderAdapter::MaybePostVerify(
   }
   // RocksDB may verify a partition again later, when its hashes are gone;
   // the checksum above still covers that call.
-  if (filter_content.data() == finished_data_ && !finished_hashes_.empty()) {
+  if (finished.data() == finished_data_ && !finished_hashes_.empty()) {
     const auto reader =
         NewFilterReader(filter_content.data(), filter_content.size());
     for (uint64_t h : finished_hashes_) {

@@ -16,9 +16,11 @@ namespace sstfilter {
 class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
  public:
   // With `verify_after_build`, the hashes of each filter are kept until
-  // MaybePostVerify checks that the finished bytes match every one.
+  // MaybePostVerify checks that the finished bytes match every one. With
+  // `builtin_guard`, every filter ends in the built-in family's guard
+  // (builtin_family.h).
   BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
-                     bool verify_after_build);
+                     bool verify_after_build, bool builtin_guard = false);
 
   void AddKey(const rocksdb::Slice& key) override;
 #if ROCKSDB_MAJOR >= 9
@@ -37,6 +39,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
  private:
   std::unique_ptr<FilterBuilder> core_;
   bool verify_after_build_;
+  bool builtin_guard_;
   std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying
   const char* finished_data_ = nullptr;
 #if ROCKSDB_MAJOR >= 9

@@ -7,6 +7,7 @@
 #include <rocksdb/utilities/options_type.h>
 
 #include "bits_adapter.h"
+#include "builtin_family.h"
 #include "tsan_handoff.h"
 
 namespace sstfilter {
@@ -50,6 +51,48 @@ bool BitsPerKeyOptionEquals(const rocksdb::ConfigOptions&, const std::string& na
   return false;
 }
 
+constexpr const char* kFamilyNames[] = {"sstfilter", "builtin"};
+
+rocksdb::Status ParseFamilyOption(const rocksdb::ConfigOptions&, const std::string&,
+                                  const std::string& value, void* addr) {
+  for (Compat f : {Compat::kSstfilter, Compat::kBuiltin}) {
+    if (value == kFamilyNames[static_cast<int>(f)]) {
+      *static_cast<Compat*>(addr) = f;
+      return rocksdb::Status::OK();
+    }
+  }
+  return rocksdb::Status::InvalidArgument("sstfilter: compat '" + value +
+                                          "' is not one of: sstfilter, builtin");
+}
+
+rocksdb::Status SerializeFamilyOption(const rocksdb::ConfigOptions&, const std::string&,
+                                      const void* addr, std::string* value) {
+  *value = kFamilyNames[static_cast<int>(*static_cast<const Compat*>(addr))];
+  return rocksdb::Status::OK();
+}
+
+bool FamilyOptionEquals(const rocksdb::ConfigOptions&, const std::string& name,
+                        const void* a, const void* b, std::string* mismatch) {
+  if (*static_cast<const Compat*>(a) == *static_cast<const Compat*>(b)) {
+    return true;
+  }
+  *mismatch = name;
+  return false;
+}
+
+const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& FamilyOptionsMap() {
+  static const auto* map =
+      new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
+          {"compat",
+           rocksdb::OptionTypeInfo(0, rocksdb::OptionType::kUnknown,
+                                   rocksdb::OptionVerificationType::kNormal,
+                                   rocksdb::OptionTypeFlags::kNone)
+               .SetParseFunc(ParseFamilyOption)
+               .SetSerializeFunc(SerializeFamilyOption)
+               .SetEqualsFunc(FamilyOptionEquals)}};
+  return *map;
+}
+
 const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
   static const auto* map =
       new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
@@ -65,10 +108,16 @@ const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
 
 }  // namespace
 
-SstFilterPolicy::SstFilterPolicy(const FilterSpec& spec)
-    : spec_(spec), name_(std::string(kIdPrefix) + FilterTypeName(spec.type)) {
+SstFilterPolicy::SstFilterPolicy(const FilterSpec& spec, Compat compat)
+    : spec_(spec), compat_(compat), name_(std::string(kIdPrefix) + FilterTypeName(spec.type)) {
   RegisterOptions("sstfilter", &spec_, &OptionsMap());
+  RegisterOptions("sstfilter.compat", &compat_, &FamilyOptionsMap());
   PublishedBy(this);
+}
+
+const char* SstFilterPolicy::CompatibilityName() const {
+  return compat_ == Compat::kBuiltin ? BuiltinPolicy()->CompatibilityName()
+                                           : kCompatibilityName;
 }
 
 rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
@@ -76,12 +125,14 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
   ReceivedFrom(this);
   return new BitsBuilderAdapter(
       NewFilterBuilder(spec_),
-      context.table_options.detect_filter_construct_corruption);
+      context.table_options.detect_filter_construct_corruption,
+      /*builtin_guard=*/compat_ == Compat::kBuiltin);
 }
 
 rocksdb::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
     const rocksdb::Slice& contents) const {
   ReceivedFrom(this);
+  if (compat_ == Compat::kBuiltin) return NewBuiltinFamilyReader(contents);
   return NewBitsReader(contents);
 }
 

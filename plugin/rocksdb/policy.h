@@ -6,23 +6,27 @@
 #include <string>
 
 #include <rocksdb/filter_policy.h>
+#include <sstfilter/sstfilter.h>
 
 #include "../core/filter_spec.h"
 #include "rocksdb_internal.h"
 
 namespace sstfilter {
 
-// The read-compatibility family of every sstfilter policy: the meta block
-// is "fullfilter.sstfilter" (or "partitionedfilter.sstfilter").
+// The read-compatibility family of every sstfilter policy by default: the
+// meta block is "fullfilter.sstfilter" (or "partitionedfilter.sstfilter").
 constexpr char kCompatibilityName[] = "sstfilter";
+
 // Ids are "sstfilter." + FilterTypeName(type).
 constexpr char kIdPrefix[] = "sstfilter.";
 
 class SstFilterPolicy : public rocksdb::FilterPolicy {
  public:
-  // Requires ValidateFilterSpec(spec).empty(). The one configurable option,
-  // "bits_per_key", is validated the same way when set from a string.
-  explicit SstFilterPolicy(const FilterSpec& spec);
+  // Requires ValidateFilterSpec(spec).empty(). Options: "bits_per_key",
+  // validated the same way when set from a string, and "compat",
+  // "sstfilter" (the default) or "builtin".
+  explicit SstFilterPolicy(const FilterSpec& spec,
+                           Compat compat = Compat::kSstfilter);
 
   // For Customizable::CheckedCast<SstFilterPolicy>(), which needs no RTTI
   // (RocksDB's release builds use -fno-rtti).
@@ -32,19 +36,23 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   }
 
   const char* Name() const override { return name_.c_str(); }
-  const char* CompatibilityName() const override { return kCompatibilityName; }
+  // "sstfilter", or with compat=builtin the built-in policies' name.
+  const char* CompatibilityName() const override;
 
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override;
   // Any bytes: content that is not an intact sstfilter filter gives a
-  // reader that answers "may match" for every key.
+  // reader that answers "may match" for every key. With compat=builtin,
+  // bytes without the built-in guard go to RocksDB's built-in reader.
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override;
 
   const FilterSpec& spec() const { return spec_; }
+  Compat compat() const { return compat_; }
 
  private:
   FilterSpec spec_;
+  Compat compat_;
   std::string name_;
 };
 

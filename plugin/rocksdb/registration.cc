@@ -71,6 +71,11 @@ std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(double bits_p
 
 rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
                                 std::shared_ptr<const rocksdb::FilterPolicy>* policy) {
+  return NewFilterPolicy(name, bits_per_key, Compat::kSstfilter, policy);
+}
+
+rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key, Compat compat,
+                                std::shared_ptr<const rocksdb::FilterPolicy>* policy) {
   FilterSpec spec;
   spec.bits_per_key = bits_per_key;
   if (!TypeFromId(name, &spec.type)) {
@@ -79,7 +84,7 @@ rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
   }
   const std::string error = ValidateFilterSpec(spec);
   if (!error.empty()) return rocksdb::Status::InvalidArgument(error);
-  *policy = std::make_shared<SstFilterPolicy>(spec);
+  *policy = std::make_shared<SstFilterPolicy>(spec, compat);
   return rocksdb::Status::OK();
 }
 

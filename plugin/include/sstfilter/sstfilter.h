@@ -16,6 +16,13 @@
 // other, and RocksDB's built-in policies never see sstfilter bytes (such an
 // SST is read without a filter: slower, never wrong).
 //
+// With the option compat=builtin (filter_policy={id=sstfilter.cuckoo;
+// bits_per_key=12;compat=builtin}, or Compat::kBuiltin below) a policy
+// joins RocksDB's built-in family instead: it reads the built-in Bloom and
+// Ribbon filters of SSTs written before a switch to sstfilter (through
+// RocksDB's own reader), and its filters read as "may match" for every key
+// under a built-in policy after a switch back. docs/policy_switches.md.
+//
 // Registration: loading libsstfilter.so (LD_PRELOAD or linking) registers
 // the policies in ObjectLibrary::Default(). With the static library, call
 // RegisterSstFilter yourself. WARNING: RocksDB silently replaces a policy
@@ -35,6 +42,12 @@
 
 namespace sstfilter {
 
+// The meta block family a policy's filters are stored and looked up under.
+enum class Compat {
+  kSstfilter,  // "sstfilter": sstfilter's own (the default)
+  kBuiltin,    // RocksDB's built-in filters' family, shared with them
+};
+
 // Cache-local Bloom filter policy. bits_per_key: any value from 1 to 100,
 // fractional allowed. Throws std::invalid_argument outside that range (or
 // for NaN); use NewFilterPolicy for a Status instead.
@@ -52,6 +65,9 @@ std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(
 // InvalidArgument, and leaves *policy alone, for an unknown name or a
 // bits_per_key that is NaN, infinite or out of range.
 rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
+                                std::shared_ptr<const rocksdb::FilterPolicy>* policy);
+// The same, in the family `compat`.
+rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key, Compat compat,
                                 std::shared_ptr<const rocksdb::FilterPolicy>* policy);
 
 // True if `policy` is one of sstfilter's.
