@@ -18,5 +18,6 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/bits_adapter.cc
   plugin/rocksdb/builtin_family.cc
   plugin/rocksdb/check.cc
+  plugin/rocksdb/migrate.cc
   plugin/rocksdb/policy.cc
   plugin/rocksdb/registration.cc)

@@ -12,10 +12,14 @@
 
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/utilities/options_util.h>
+#include <sstfilter/migrate.h>
 #include <sstfilter/sstfilter.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <map>
+#include <thread>
 
 #include "rocksdb_test_util.h"
 
@@ -212,6 +216,136 @@ TEST_F(PolicySwitchTest, ForcedCompactionRewritesUnderTheNewPolicy) {
   EXPECT_GT(UsefulIn(db.get(), 0), kFiltered);
   EXPECT_GT(UsefulIn(db.get(), 1), kFiltered);
 }
+
+// For what a switch cannot keep: MigrateFilters rewrites exactly the SSTs
+// whose filter the configured policy cannot read, resumably, with every
+// key readable while it runs.
+TEST_F(PolicySwitchTest, MigrateRewritesOnlyUnreadableSstsResumably) {
+  for (uint64_t b = 0; b < kTables; ++b) WriteBatchWith(Builtin(), b);
+  WriteBatchWith(Ours("bloom", 10), kTables);  // readable: same family
+  auto db = Open(Ours("cuckoo", 12));
+  EXPECT_EQ(UsefulIn(db.get(), 0), 0u);
+
+  MigrateOptions options;
+  options.dry_run = true;
+  MigrateProgress progress;
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options, {}, &progress).ok());
+  EXPECT_EQ(progress.files_to_rewrite, kTables);
+  EXPECT_EQ(progress.files_rewritten, 0u);
+  EXPECT_EQ(Count(FilterOfEachTable(db.get()), "bloomfilter"), kTables);
+
+  // Half of it, with a reader checking every key meanwhile.
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> reads{0}, wrong{0};
+  std::thread reader([&] {
+    std::string value;
+    for (uint64_t i = 0; !stop; i = (i + 7919) % ((kTables + 1) * kBatch)) {
+      const rocksdb::Status st = db->Get({}, KeyAt(i), &value);
+      wrong += !st.ok() || value != "v" + std::to_string(i);
+      ++reads;
+    }
+  });
+  options.dry_run = false;
+  options.max_files = 2;
+  std::vector<std::string> seen;
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options,
+                             [&](const MigrateProgress& p) { seen.push_back(p.old_policy); },
+                             &progress)
+                  .ok());
+  EXPECT_EQ(progress.files_rewritten, 2u);
+  EXPECT_EQ(progress.files_remaining, kTables - 2);
+  EXPECT_EQ(seen, std::vector<std::string>(2, "bloomfilter"));
+
+  // Resumed: the rest, and nothing else.
+  options.max_files = 0;
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options, {}, &progress).ok());
+  EXPECT_EQ(progress.files_to_rewrite, kTables - 2);
+  EXPECT_EQ(progress.files_rewritten, kTables - 2);
+  EXPECT_EQ(progress.files_remaining, 0u);
+  stop = true;
+  reader.join();
+  EXPECT_GT(reads.load(), 0u);
+  EXPECT_EQ(wrong.load(), 0u) << "of " << reads.load() << " reads during the migration";
+
+  const auto tables = FilterOfEachTable(db.get());
+  EXPECT_EQ(Count(tables, "bloomfilter"), 0u);
+  EXPECT_EQ(Count(tables, "sstfilter.bloom"), 1u);  // readable: left alone
+  ReadBack(db.get(), kTables + 1);
+  for (uint64_t b = 0; b <= kTables; ++b) EXPECT_GT(UsefulIn(db.get(), b), kFiltered) << b;
+}
+
+TEST_F(PolicySwitchTest, MigrateAllKindsAndPacing) {
+  for (uint64_t b = 0; b < kTables; ++b) WriteBatchWith(Ours("bloom", 10), b);
+  auto db = Open(Ours("cuckoo", 12));
+  MigrateOptions options;
+  MigrateProgress progress;
+  // Readable already: nothing to do unless asked for every other kind.
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options, {}, &progress).ok());
+  EXPECT_EQ(progress.files_to_rewrite, 0u);
+  options.rewrite_other_kinds = true;
+  options.dry_run = true;
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options, {}, &progress).ok());
+  ASSERT_EQ(progress.files_to_rewrite, kTables);
+  // Paced to take about a second.
+  options.dry_run = false;
+  options.max_bytes_per_second = progress.bytes_to_rewrite;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options, {}, &progress).ok());
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(progress.files_remaining, 0u);
+  EXPECT_GE(secs, 0.9);
+  for (const auto& t : FilterOfEachTable(db.get())) EXPECT_EQ(t.second, "sstfilter.cuckoo");
+}
+
+TEST(FilterFamilyTest, FromTablePropertiesAndPolicies) {
+  EXPECT_EQ(FilterFamilyOfTable(""), FilterFamily::kNone);
+  EXPECT_EQ(FilterFamilyOfTable("bloomfilter"), FilterFamily::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfTable("ribbonfilter"), FilterFamily::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfTable("rocksdb.BuiltinBloomFilter"), FilterFamily::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfTable("sstfilter.cuckoo"), FilterFamily::kSstfilter);
+  EXPECT_EQ(FilterFamilyOfTable("sstfilter.cuckoo+builtin"), FilterFamily::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfTable("mycompany.filter"), FilterFamily::kOther);
+  EXPECT_EQ(FilterFamilyOfPolicy(nullptr), FilterFamily::kNone);
+  EXPECT_EQ(FilterFamilyOfPolicy(Builtin().get()), FilterFamily::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfPolicy(Ribbon().get()), FilterFamily::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfPolicy(Ours("cuckoo", 12).get()), FilterFamily::kSstfilter);
+  const auto builtin_family = Ours("cuckoo", 12, Compat::kBuiltin);
+  EXPECT_EQ(FilterFamilyOfPolicy(builtin_family.get()), FilterFamily::kBuiltin);
+  // What RocksDB writes into the table properties names the family.
+  EXPECT_EQ(FilterFamilyOfTable(builtin_family->Name()), FilterFamily::kBuiltin);
+  EXPECT_EQ(builtin_family->GetId(), "sstfilter.cuckoo");
+}
+
+#ifdef SSTFILTER_MIGRATE_TOOL
+// Runs `command`; returns its stdout (empty if it failed).
+std::string RunCommand(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
+  return pclose(p) == 0 ? out : "";
+}
+
+TEST_F(PolicySwitchTest, MigrateToolOnADbSwitchedFromTheBuiltinFilter) {
+  for (uint64_t b = 0; b < kTables; ++b) WriteBatchWith(Builtin(), b);
+  Open(Ours("cuckoo", 12)).reset();  // the DB's latest OPTIONS now name sstfilter
+  const std::string tool = std::string(SSTFILTER_MIGRATE_TOOL) + " " + dir_.path();
+  const std::string dry = RunCommand(tool + " --dry_run");
+  EXPECT_NE(dry.find("migrating to sstfilter.cuckoo"), std::string::npos) << dry;
+  EXPECT_NE(dry.find("dry run: 4 SSTs"), std::string::npos) << dry;
+  const std::string first = RunCommand(tool + " --max_files=1");
+  EXPECT_NE(first.find("1/4 "), std::string::npos) << first;
+  EXPECT_NE(first.find("; 3 still need one"), std::string::npos) << first;
+  const std::string rest = RunCommand(tool);
+  EXPECT_NE(rest.find("3 rewritten; 0 still need one"), std::string::npos) << rest;
+  auto db = Open(Ours("cuckoo", 12));
+  for (const auto& t : FilterOfEachTable(db.get())) EXPECT_EQ(t.second, "sstfilter.cuckoo");
+  ReadBack(db.get(), kTables);
+  EXPECT_GT(UsefulIn(db.get(), 0), kFiltered);
+}
+#endif
 
 #ifdef SSTFILTER_LDB
 // Runs stock ldb on the DB, with or without the plugin preloaded, and

@@ -109,7 +109,10 @@ const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
 }  // namespace
 
 SstFilterPolicy::SstFilterPolicy(const FilterSpec& spec, Compat compat)
-    : spec_(spec), compat_(compat), name_(std::string(kIdPrefix) + FilterTypeName(spec.type)) {
+    : spec_(spec),
+      compat_(compat),
+      id_(std::string(kIdPrefix) + FilterTypeName(spec.type)),
+      builtin_name_(id_ + kBuiltinNameSuffix) {
   RegisterOptions("sstfilter", &spec_, &OptionsMap());
   RegisterOptions("sstfilter.compat", &compat_, &FamilyOptionsMap());
   PublishedBy(this);

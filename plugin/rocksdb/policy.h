@@ -19,6 +19,8 @@ constexpr char kCompatibilityName[] = "sstfilter";
 
 // Ids are "sstfilter." + FilterTypeName(type).
 constexpr char kIdPrefix[] = "sstfilter.";
+// Appended to the id in Name() with compat=builtin.
+constexpr char kBuiltinNameSuffix[] = "+builtin";
 
 class SstFilterPolicy : public rocksdb::FilterPolicy {
  public:
@@ -31,11 +33,20 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // For Customizable::CheckedCast<SstFilterPolicy>(), which needs no RTTI
   // (RocksDB's release builds use -fno-rtti).
   static const char* kClassName() { return "sstfilter.SstFilterPolicy"; }
-  bool IsInstanceOf(const std::string& name) const override {
-    return name == kClassName() || rocksdb::FilterPolicy::IsInstanceOf(name);
-  }
 
-  const char* Name() const override { return name_.c_str(); }
+  // The id, "sstfilter.<type>", by which options strings and OPTIONS files
+  // name the policy, whatever its options.
+  std::string GetId() const override { return id_; }
+  // What RocksDB records in each SST's table properties (filter policy
+  // name): the id, plus "+builtin" with compat=builtin, so that the
+  // properties tell which family an SST's filter block is in
+  // (FilterFamilyOfTable in migrate.h).
+  const char* Name() const override {
+    return compat_ == Compat::kBuiltin ? builtin_name_.c_str() : id_.c_str();
+  }
+  bool IsInstanceOf(const std::string& name) const override {
+    return name == kClassName() || name == id_ || rocksdb::FilterPolicy::IsInstanceOf(name);
+  }
   // "sstfilter", or with compat=builtin the built-in policies' name.
   const char* CompatibilityName() const override;
 
@@ -53,7 +64,8 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
  private:
   FilterSpec spec_;
   Compat compat_;
-  std::string name_;
+  std::string id_;
+  std::string builtin_name_;  // id_ + kBuiltinNameSuffix
 };
 
 }  // namespace sstfilter
