@@ -124,6 +124,35 @@ TEST(OptionsTest, TableOptionsStringRoundTrip) {
   EXPECT_EQ(BitsPerKeyOf(*reparsed.filter_policy), 12);
 }
 
+TEST(OptionsTest, CompatBuiltinSurvivesTheOptionsFileRoundTrip) {
+  rocksdb::ConfigOptions config;
+  rocksdb::BlockBasedTableOptions table;
+  ASSERT_TRUE(rocksdb::GetBlockBasedTableOptionsFromString(
+                  config, {},
+                  "filter_policy={id=sstfilter.cuckoo;bits_per_key=12;compat=builtin}", &table)
+                  .ok());
+  ASSERT_NE(table.filter_policy, nullptr);
+  std::unique_ptr<rocksdb::TableFactory> factory(rocksdb::NewBlockBasedTableFactory(table));
+  std::string serialized;
+  ASSERT_TRUE(factory->GetOptionString(config, &serialized).ok());
+  EXPECT_NE(serialized.find("compat=builtin"), std::string::npos) << serialized;
+  EXPECT_NE(serialized.find("id=sstfilter.cuckoo;"), std::string::npos) << serialized;
+  rocksdb::BlockBasedTableOptions reparsed;
+  ASSERT_TRUE(rocksdb::GetBlockBasedTableOptionsFromString(config, {}, serialized, &reparsed).ok())
+      << serialized;
+  ASSERT_NE(reparsed.filter_policy, nullptr) << serialized;
+  EXPECT_STREQ(reparsed.filter_policy->CompatibilityName(), table.filter_policy->CompatibilityName());
+  std::string mismatch;
+  EXPECT_TRUE(reparsed.filter_policy->AreEquivalent(config, table.filter_policy.get(), &mismatch))
+      << mismatch;
+  // The default family is not equivalent to it.
+  rocksdb::BlockBasedTableOptions plain;
+  ASSERT_TRUE(rocksdb::GetBlockBasedTableOptionsFromString(
+                  config, {}, "filter_policy={id=sstfilter.cuckoo;bits_per_key=12}", &plain)
+                  .ok());
+  EXPECT_FALSE(plain.filter_policy->AreEquivalent(config, table.filter_policy.get(), &mismatch));
+}
+
 TEST(OptionsTest, UnregisteredIdIsSilentlyDroppedByRocksDB) {
   // Documents the trap the README warns about: not our id, not our
   // catch-all, so RocksDB returns OK and a null policy.
