@@ -10,6 +10,8 @@ set(SSTFILTER_CORE_SOURCES
   plugin/core/cuckoo_table.cc
   plugin/core/filter.cc
   plugin/core/filter_spec.cc
+  plugin/core/fuse_builder.cc
+  plugin/core/fuse_reader.cc
   plugin/core/hash.cc
   plugin/core/trailer.cc)
 

@@ -10,6 +10,7 @@
 
 #include "bloom.h"
 #include "cuckoo_filter.h"
+#include "fuse_filter.h"
 #include "filter_spec.h"
 #include "hash.h"
 #include "test_util.h"
@@ -48,6 +49,7 @@ double ExpectedFpr(const FilterSpec& spec, size_t n) {
   if (spec.type == FilterType::kBloom) {
     return BloomExpectedFpr(spec.bits_per_key, BloomProbes(spec.bits_per_key));
   }
+  if (spec.type == FilterType::kFuse) return FuseExpectedFpr(n, spec.bits_per_key);
   const CuckooVariant variant =
       spec.type == FilterType::kCuckooPlain        ? CuckooVariant::kPlain
       : spec.type == FilterType::kCuckooSemiSorted ? CuckooVariant::kSemiSorted
@@ -194,7 +196,7 @@ TEST_P(FilterPropertiesTest, RandomBytesNeverCrash) {
       // A well-formed trailer with a valid checksum over random payload and
       // parameters, so the kinds' own shape checks are what is tested.
       const size_t t = bytes.size() - 8;
-      bytes[t] = static_cast<char>(1 + round % 3);
+      bytes[t] = static_cast<char>(1 + round % 4);
       bytes[t + 3] = static_cast<char>(0xF1);
       const uint32_t sum = ContentChecksum(bytes.data(), bytes.size() - 4);
       for (int i = 0; i < 4; ++i) bytes[t + 4 + i] = static_cast<char>(sum >> (8 * i));

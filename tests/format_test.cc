@@ -9,6 +9,7 @@
 
 #include "bloom.h"
 #include "cuckoo_filter.h"
+#include "fuse_filter.h"
 #include "hash.h"
 #include "trailer.h"
 
@@ -124,6 +125,94 @@ TEST(FormatTest, GoldenCuckoo) {
   EXPECT_EQ(Hex(BuildFrom(&semi, 5)), "2f0050ef2c204e" "03080" "0f1" "b709940b");
   const std::string big = BuildFrom(&semi, 1000);
   EXPECT_EQ(ContentChecksum(big.data(), big.size()), 417388093u);
+}
+
+// The fuse payload decoded with docs/format.md's formulas, written out here
+// independently of fuse_hashing.h: every added key's slots must XOR to its
+// fingerprint.
+void ExpectFuseMatchesDocumentedLayout(const std::string& filter, int n) {
+  ASSERT_GE(filter.size(), kTrailerSize + 16);
+  const size_t t = filter.size() - kTrailerSize;
+  ASSERT_EQ(filter[t], 4);  // kind 4: fuse
+  const unsigned f = static_cast<uint8_t>(filter[t + 1]);
+  const unsigned arity = static_cast<uint8_t>(filter[t + 2]);
+  ASSERT_TRUE(arity == 3 || arity == 4);
+  const auto byte = [&](size_t i) {
+    return static_cast<uint64_t>(static_cast<uint8_t>(filter[i]));
+  };
+  uint64_t seed = 0;
+  for (int i = 0; i < 8; ++i) seed |= byte(i) << (8 * i);
+  uint64_t segment_count = 0;
+  for (int i = 0; i < 4; ++i) segment_count |= byte(8 + i) << (8 * i);
+  const unsigned log = static_cast<unsigned>(byte(12));
+  EXPECT_EQ(byte(13) | byte(14) | byte(15), 0u);
+  const uint64_t length = uint64_t{1} << log;
+  const uint64_t slots = (segment_count + arity - 1) * length;
+  ASSERT_EQ(t, 16 + (slots * f + 7) / 8);
+  auto slot_value = [&](uint64_t slot) {
+    uint64_t v = 0;
+    for (unsigned b = 0; b < f; ++b) {
+      const uint64_t bit = slot * f + b;
+      v |= ((byte(16 + bit / 8) >> (bit % 8)) & 1) << b;
+    }
+    return v;
+  };
+  for (int i = 0; i < n; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    uint64_t h = KeyHash(key.data(), key.size());
+    if (seed != 0) {  // murmur3's 64-bit finalizer of h + seed
+      h += seed;
+      h ^= h >> 33;
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
+      h *= 0xc4ceb9fe1a85ec53ULL;
+      h ^= h >> 33;
+    }
+    const uint64_t mask = length - 1;
+    const uint64_t base =
+        static_cast<uint64_t>((static_cast<Uint128>(h) * (segment_count * length)) >> 64);
+    uint64_t x = slot_value(base);
+    x ^= slot_value((base + length) ^ ((h >> 18) & mask));
+    x ^= slot_value((base + 2 * length) ^ (h & mask));
+    if (arity == 4) {
+      x ^= slot_value((base + 3 * length) ^ (((h * 0x9e3779b97f4a7c15ULL) >> 46) & mask));
+    }
+    const uint64_t fp = (h ^ (h >> 32)) & ((uint64_t{1} << f) - 1);
+    ASSERT_EQ(x, fp) << "key " << i;
+  }
+}
+
+TEST(FormatTest, GoldenFuse) {
+  // 1000 keys at 10 bits/key: 3-wise, 7-bit fingerprints, 9 segments of
+  // 2^7 slots, 11 in the array: 1408 slots, 1232 bytes.
+  FuseBuilder ten(10);
+  const std::string three = BuildFrom(&ten, 1000);
+  ASSERT_EQ(three.size(), 16 + 1408 * 7 / 8 + kTrailerSize);
+  // Header: seed 0 (first attempt), 9 segments, log 7, reserved zeros.
+  EXPECT_EQ(Hex(three.substr(0, 16)), "0000000000000000" "09000000" "07" "000000");
+  EXPECT_EQ(Hex(three.substr(16, 16)), "0c800c4098b3000380a30100007c7d00");
+  // Trailer: kind 4, f = 7, arity 3.
+  EXPECT_EQ(Hex(three.substr(three.size() - 8)), "040703f1" "ec0e5ce2");
+  ExpectFuseMatchesDocumentedLayout(three, 1000);
+
+  // 2000 keys at 12 bits/key: 4-wise, 9-bit fingerprints, 38 segments of
+  // 2^6 slots, 41 in the array.
+  FuseBuilder twelve(12);
+  const std::string four = BuildFrom(&twelve, 2000);
+  ASSERT_EQ(four.size(), 16 + 41 * 64 * 9 / 8 + kTrailerSize);
+  EXPECT_EQ(Hex(four.substr(0, 16)), "0000000000000000" "26000000" "06" "000000");
+  EXPECT_EQ(Hex(four.substr(16, 16)), "c06001a8820a2b0000a20100c8a86e25");
+  EXPECT_EQ(Hex(four.substr(four.size() - 8)), "040904f1" "59112366");
+  ExpectFuseMatchesDocumentedLayout(four, 2000);
+
+  // Two peelings forced to fail: the third attempt's seed,
+  // 2 * 0x9e3779b97f4a7c15, and the keys remixed with it.
+  FuseBuilder retried(12, FuseTestHooks{2});
+  const std::string remixed = BuildFrom(&retried, 2000);
+  EXPECT_EQ(retried.last_attempts(), 3);
+  EXPECT_EQ(Hex(remixed.substr(0, 16)), "2af894fe72f36e3c" "26000000" "06" "000000");
+  EXPECT_EQ(ContentChecksum(remixed.data(), remixed.size()), 1196908792u);
+  ExpectFuseMatchesDocumentedLayout(remixed, 2000);
 }
 
 }  // namespace

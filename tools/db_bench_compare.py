@@ -55,7 +55,8 @@ READS = [  # (benchmark, extra db_bench flags)
 ]
 
 # Table order within one bits/key group.
-FAMILIES = ["builtin_bloom", "builtin_ribbon", "sstfilter_bloom", "sstfilter_cuckoo"]
+FAMILIES = ["builtin_bloom", "builtin_ribbon", "sstfilter_bloom", "sstfilter_cuckoo",
+            "sstfilter_fuse"]
 
 LEGEND = """\
 Columns: *filter* is the policy name recorded in the SSTs' properties;

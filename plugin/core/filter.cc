@@ -13,10 +13,17 @@ bool ParseFilter(const char* data, size_t size, ParsedFilter* f) {
   if (!ParseTrailer(data, size, &trailer, &f->payload_size)) return false;
   f->kind = trailer.kind;
   f->param_a = trailer.param_a;
-  if (trailer.kind == FilterKind::kBloom) {
-    return trailer.param_b == 0 && BloomReader::ValidShape(f->payload_size, f->param_a);
+  f->param_b = trailer.param_b;
+  switch (trailer.kind) {
+    case FilterKind::kBloom:
+      return trailer.param_b == 0 && BloomReader::ValidShape(f->payload_size, f->param_a);
+    case FilterKind::kCuckoo:
+    case FilterKind::kCuckooSemiSorted:
+      return ParseCuckooLayout(trailer, data, f->payload_size, &f->cuckoo);
+    case FilterKind::kFuse:
+      return ParseFuseLayout(trailer, data, f->payload_size, &f->fuse);
   }
-  return ParseCuckooLayout(trailer, data, f->payload_size, &f->cuckoo);
+  return false;
 }
 
 size_t FilterBuilder::MaxKeysForSize(size_t bytes) const {

@@ -27,6 +27,7 @@ enum class FilterKind : uint8_t {
   kBloom = 1,
   kCuckoo = 2,            // plain bucket table
   kCuckooSemiSorted = 3,  // semi-sorted bucket table
+  kFuse = 4,              // binary fuse filter
 };
 
 class FilterBuilder {
@@ -52,7 +53,7 @@ class FilterBuilder {
   // earlier contents are left alone, and empties the builder. The same
   // sequence of hashes always appends the same bytes.
   void Finish(std::string* dst) {
-    BuildInto(hashes_, dst);
+    BuildFrom(&hashes_, dst);
     hashes_.clear();
   }
 
@@ -68,6 +69,13 @@ class FilterBuilder {
   // Builds a filter over `hashes` (no adjacent repeats) and appends it.
   virtual void BuildInto(const std::vector<uint64_t>& hashes,
                          std::string* dst) const = 0;
+
+  // What Finish calls: the same, but free to reorder, change or release
+  // *hashes, which are discarded afterwards (a builder that must sort them
+  // then needs no copy).
+  virtual void BuildFrom(std::vector<uint64_t>* hashes, std::string* dst) const {
+    BuildInto(*hashes, dst);
+  }
 
  private:
   std::vector<uint64_t> hashes_;

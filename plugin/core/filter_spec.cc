@@ -7,6 +7,7 @@
 
 #include "bloom.h"
 #include "cuckoo_filter.h"
+#include "fuse_filter.h"
 
 namespace sstfilter {
 
@@ -20,6 +21,8 @@ const char* FilterTypeName(FilterType type) {
       return "cuckoo_plain";
     case FilterType::kCuckooSemiSorted:
       return "cuckoo_semisorted";
+    case FilterType::kFuse:
+      return "fuse";
   }
   return "unknown";
 }
@@ -27,7 +30,7 @@ const char* FilterTypeName(FilterType type) {
 const std::vector<FilterType>& AllFilterTypes() {
   static const std::vector<FilterType> types = {
       FilterType::kBloom, FilterType::kCuckoo, FilterType::kCuckooPlain,
-      FilterType::kCuckooSemiSorted};
+      FilterType::kCuckooSemiSorted, FilterType::kFuse};
   return types;
 }
 
@@ -47,6 +50,8 @@ double MinBitsPerKey(FilterType type) {
       return kMinBitsPerKey;
     case FilterType::kCuckooPlain:
       return kMinPlainCuckooBitsPerKey;
+    case FilterType::kFuse:
+      return kMinFuseBitsPerKey;
     default:
       return kMinCuckooBitsPerKey;
   }
@@ -92,6 +97,8 @@ std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec) {
     case FilterType::kCuckooSemiSorted:
       return std::make_unique<CuckooBuilder>(spec.bits_per_key,
                                              CuckooVariant::kSemiSorted);
+    case FilterType::kFuse:
+      return std::make_unique<FuseBuilder>(spec.bits_per_key);
   }
   return nullptr;
 }

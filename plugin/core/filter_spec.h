@@ -16,6 +16,7 @@ enum class FilterType {
   kCuckoo,             // "cuckoo": cuckoo, variant with the lowest FPR
   kCuckooPlain,        // "cuckoo_plain"
   kCuckooSemiSorted,   // "cuckoo_semisorted"
+  kFuse,               // "fuse": binary fuse
 };
 
 struct FilterSpec {
@@ -23,7 +24,7 @@ struct FilterSpec {
   double bits_per_key = 10;
 };
 
-// "bloom", "cuckoo", "cuckoo_plain", "cuckoo_semisorted".
+// "bloom", "cuckoo", "cuckoo_plain", "cuckoo_semisorted", "fuse".
 const char* FilterTypeName(FilterType type);
 const std::vector<FilterType>& AllFilterTypes();
 bool FilterTypeFromName(const std::string& name, FilterType* type);

@@ -5,7 +5,8 @@
 // value and probe without a virtual call: NewFilterReader (filter.cc),
 // FilterMayMatch, and the RocksDB adapter, which wraps each type in its
 // own FilterBitsReader. Semi-sorted cuckoo filters with f = 8..17 get a
-// reader whose bucket codec has the width compiled in.
+// reader whose bucket codec has the width compiled in; fuse filters one
+// with the arity compiled in.
 
 #pragma once
 
@@ -14,6 +15,7 @@
 #include "bloom.h"
 #include "cuckoo_reader.h"
 #include "filter.h"
+#include "fuse_reader.h"
 
 namespace sstfilter {
 
@@ -31,7 +33,9 @@ struct ParsedFilter {
   FilterKind kind = FilterKind::kBloom;
   size_t payload_size = 0;
   int param_a = 0;
+  int param_b = 0;
   CuckooLayout cuckoo;  // cuckoo kinds only
+  FuseLayout fuse;      // fuse only
 };
 
 // The one place that decides whether filter bytes are trusted: trailer
@@ -71,6 +75,9 @@ auto WithFilterReader(const char* data, size_t size, Fn&& fn) {
         return fn(CuckooReader<PlainBucketCodec>(f.param_a, data, f.cuckoo));
       case FilterKind::kCuckooSemiSorted:
         return dispatch_internal::WithSemiSortedReader<8, 17>(data, f, fn);
+      case FilterKind::kFuse:
+        if (f.param_b == 3) return fn(FuseReader<3>(f.param_a, f.fuse));
+        return fn(FuseReader<4>(f.param_a, f.fuse));
     }
   }
   return fn(AlwaysMatchReader());

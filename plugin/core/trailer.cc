@@ -23,7 +23,7 @@ bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
   if (version_byte != (kMarkerNibble | kFormatVersion)) return false;
   const auto kind = static_cast<uint8_t>(t[0]);
   if (kind < static_cast<uint8_t>(FilterKind::kBloom) ||
-      kind > static_cast<uint8_t>(FilterKind::kCuckooSemiSorted)) {
+      kind > static_cast<uint8_t>(FilterKind::kFuse)) {
     return false;
   }
   if (DecodeFixed32(t + 4) != ContentChecksum(data, size - 4)) return false;

@@ -27,8 +27,8 @@ constexpr uint8_t kMarkerNibble = 0xF0;
 
 struct Trailer {
   FilterKind kind = FilterKind::kBloom;
-  uint8_t param_a = 0;  // Bloom: probes per key; cuckoo: fingerprint bits
-  uint8_t param_b = 0;  // Bloom: 0; cuckoo: stash entries
+  uint8_t param_a = 0;  // Bloom: probes per key; cuckoo, fuse: fingerprint bits
+  uint8_t param_b = 0;  // Bloom: 0; cuckoo: stash entries; fuse: arity
 };
 
 // Appends the trailer to *dst, with the checksum computed over

@@ -16,6 +16,7 @@
 
 #include "../core/bloom.h"
 #include "../core/cuckoo_filter.h"
+#include "../core/fuse_filter.h"
 #include "../core/hash.h"
 #include "../core/trailer.h"
 
@@ -119,6 +120,24 @@ Choice ChooseCuckoo(FilterType type, size_t payload_budget, size_t num_hashes) {
   return {builder, CuckooExpectedFpr(shape, num_hashes)};
 }
 
+// The fuse filter filling `payload_budget` bytes; no builder if the
+// budget is under the fuse minimum. The fuse builder itself writes a Bloom
+// filter where that is more accurate, which at LevelDB's usual few dozen
+// keys a filter is almost always: a fuse filter pays off from a few
+// thousand keys.
+Choice ChooseFuse(size_t payload_budget, size_t num_hashes) {
+  if (num_hashes == 0) return {};
+  const double bits_per_key = std::min(
+      kMaxBitsPerKey,
+      QuantizeDown(8.0 * static_cast<double>(payload_budget) / static_cast<double>(num_hashes)));
+  if (bits_per_key < kMinFuseBitsPerKey) return {};
+  // BuilderFor makes fuse builders for FilterType::kFuse.
+  auto* builder =
+      static_cast<FuseBuilder*>(BuilderFor(FilterType::kFuse, bits_per_key).builder.get());
+  if (builder->FilterSize(num_hashes) > payload_budget + kTrailerSize) return {};
+  return {builder, builder->ExpectedFpr(num_hashes)};
+}
+
 void BuildFilter(FilterBuilder* builder, const std::vector<uint64_t>& hashes,
                  std::string* dst) {
   if (builder->NumHashes() != 0) {  // left over by an exception mid-build
@@ -136,7 +155,7 @@ std::string PolicyError(const std::string& type, double bits_per_key,
       type.compare(0, prefix.size(), prefix) == 0 ? type.substr(prefix.size()) : type;
   if (!FilterTypeFromName(name, &spec->type)) {
     return "unknown sstfilter LevelDB filter type '" + type +
-           "'; known: bloom, cuckoo, cuckoo_plain, cuckoo_semisorted";
+           "'; known: bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse";
   }
   spec->bits_per_key = bits_per_key;
   return ValidateFilterSpec(*spec);
@@ -178,14 +197,18 @@ void LevelDBFilterPolicy::CreateFilter(const leveldb::Slice* keys, int n,
   const Choice bloom = ChooseBloom(payload_budget, hashes.size());
   if (spec_.type != FilterType::kBloom) {
     // In small filters a cuckoo table is often less accurate than a Bloom
-    // filter of the same bytes (at 10 bits/key, below about 60 keys); the
-    // cuckoo policy then writes the Bloom filter.
-    const Choice cuckoo = ChooseCuckoo(spec_.type, payload_budget, hashes.size());
-    if (cuckoo.builder != nullptr && cuckoo.expected_fpr < bloom.expected_fpr) {
+    // filter of the same bytes (at 10 bits/key, below about 60 keys), and
+    // a fuse filter almost always is; the policy then writes the Bloom
+    // filter.
+    const Choice other = spec_.type == FilterType::kFuse
+                             ? ChooseFuse(payload_budget, hashes.size())
+                             : ChooseCuckoo(spec_.type, payload_budget, hashes.size());
+    if (other.builder != nullptr && other.expected_fpr < bloom.expected_fpr) {
       const size_t start = dst->size();
-      BuildFilter(cuckoo.builder, hashes, dst);
+      BuildFilter(other.builder, hashes, dst);
       if (dst->size() - start <= budget) return;
-      // Placement needed a stash or a larger table: over budget, so Bloom.
+      // Cuckoo placement needed a stash or a larger table: over budget, so
+      // Bloom.
       dst->resize(start);
     }
   }

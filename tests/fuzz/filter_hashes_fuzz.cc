@@ -1,18 +1,23 @@
 // libFuzzer target: the core builders on raw 64-bit hashes the fuzzer
 // chooses, no key hashing in between, so it can aim entries at the same
 // buckets and fingerprints: full bucket pairs, long eviction walks, the
-// stash, a stash overflow and the larger table built after it. Checks that
+// stash, a stash overflow and the larger table built after it; for fuse
+// filters, peelings that stall on structured hashes (the retries with a
+// remixing seed) and far-apart duplicates. Checks that
 // the bytes pass the reader's own checks, that every added hash matches
 // (single, batched, one-shot), and that the same hashes give the same bytes.
 // Input layout:
-//   byte 0: builder (mod 5): the four filter types of AllFilterTypes(),
-//           then Bloom with exact-byte sizing (LevelDB's, and the cuckoo
-//           builder's fallback for tiny key counts)
+//   byte 0: builder (mod 6): the five filter types of AllFilterTypes()
+//           (bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse), then
+//           Bloom with exact-byte sizing (LevelDB's, and the cuckoo and
+//           fuse builders' filter for tiny key counts)
 //   byte 1: bits/key, 4.5 + byte / 2.6 (4.5 to 102.6), capped at 100
 //   byte 2: hash encoding. Even: 8 bytes a hash, little-endian. Odd: 2
 //           bytes a hash, (b0 << 56) | (b1 << 24): b0 sets the top bits
 //           (the bucket, or the Bloom line) and b1 the top of the low half
-//           (the fingerprint), so a few byte values make many collisions.
+//           (the fingerprint), so a few byte values make many collisions
+//           (and, as a fuse filter's first attempt uses hashes unmixed,
+//           many stalled peelings).
 //   rest:   the hashes; a partial one at the end is ignored
 // A false negative or a failed check traps, which libFuzzer reports as a
 // crash.
@@ -74,8 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t distinct_runs = builder->NumHashes();
   std::string filter;
   builder->Finish(&filter);
-  // Never smaller than promised; larger only when placement needed the
-  // stash or a larger table.
+  // Never smaller than promised; larger only when cuckoo placement needed
+  // the stash or a larger table, or fuse peeling failed every attempt.
   Check(filter.size() >= builder->FilterSize(distinct_runs));
 
   // The builder's bytes pass every check a reader makes (else they would

@@ -27,6 +27,9 @@ const KnownFilter kKnownFilters[] = {
     {"cuckoo_plain", "sstfilter's cuckoo, plain buckets (sstfilter.cuckoo_plain)"},
     {"cuckoo_semisorted",
      "sstfilter's cuckoo, semi-sorted buckets (sstfilter.cuckoo_semisorted)"},
+    {"fuse",
+     "sstfilter's binary fuse filter, fingerprint width and arity picked "
+     "for the lowest FPR within the budget (sstfilter.fuse)"},
     {"rocksdb_bloom",
      "RocksDB's FastLocalBloom, rocksdb::NewBloomFilterPolicy(bpk): the "
      "baseline of every ratio"},

@@ -41,7 +41,13 @@ double CuckooFpr(double bits_per_key, bool semi_sorted) {
   return 1 - std::pow(1 - one_match, 8 * load);
 }
 
+double FuseFpr(double bits_per_key) {
+  const double fp_bits = std::min(32.0, std::floor(bits_per_key / 1.25 + 1e-9));
+  return fp_bits < 1 ? 1 : std::exp2(-fp_bits);
+}
+
 double ExpectedFpr(const std::string& filter, double bits_per_key) {
+  if (filter == "fuse") return FuseFpr(bits_per_key);
   if (filter == "cuckoo_plain") return CuckooFpr(bits_per_key, false);
   if (filter == "cuckoo_semisorted") return CuckooFpr(bits_per_key, true);
   if (filter == "cuckoo") {

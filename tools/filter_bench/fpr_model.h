@@ -14,6 +14,11 @@
 //   (semi-sorted saves one bit per entry); FPR = 1 - (1 - 1/(2^f - 1))^(8
 //   load). At 10 bits/key: 1.40% plain, 0.70% semi-sorted.
 //   "cuckoo" expects the better of the two.
+// - Fuse: one f-bit fingerprint slot per 1.25 keys at most for filters of
+//   10k keys or more (the most slots per key a binary fuse filter of that
+//   size needs; 1.075-1.125 for millions of keys), so f = floor(bpk /
+//   1.25) and FPR = 2^-f: an upper estimate, 0.39% at 10 bits/key, where
+//   large filters reach 0.195%.
 
 #pragma once
 
@@ -27,6 +32,7 @@ double CacheLocalBloomFpr(double bits_per_key, int probes);
 // The same with the probe count that minimises it.
 double BestCacheLocalBloomFpr(double bits_per_key);
 double CuckooFpr(double bits_per_key, bool semi_sorted);
+double FuseFpr(double bits_per_key);
 
 // Expected FPR of the filter named `filter` (see KnownFilterNames) at
 // setting `bits_per_key`.

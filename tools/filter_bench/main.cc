@@ -24,7 +24,7 @@
 #include "query_timer.h"
 #include "report.h"
 
-DEFINE_string(filters, "bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,rocksdb_bloom,rocksdb_ribbon",
+DEFINE_string(filters, "bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,fuse,rocksdb_bloom,rocksdb_ribbon",
               "Comma-separated filters to measure (the Filters list in --help), "
               "each optionally name@bpk to run it at that bits/key instead of "
               "the run's setting (to compare at equal FPR).");

@@ -2,7 +2,7 @@
 // build time, filter size and the peak memory the build took, per key.
 // Exits non-zero on any false negative among the keys checked.
 //
-//   large_filter --num_keys=50000000 --filters=bloom,cuckoo --bits_per_key=10
+//   large_filter --num_keys=50000000 --filters=bloom,cuckoo,fuse --bits_per_key=10
 //
 // Peak memory is the process's resident high-water mark (VmHWM), reset just
 // before the build through /proc/self/clear_refs, minus the resident size
@@ -21,7 +21,7 @@
 #include "hash.h"
 
 DEFINE_uint64(num_keys, 50000000, "keys in the filter");
-DEFINE_string(filters, "bloom,cuckoo", "comma list of sstfilter filter types");
+DEFINE_string(filters, "bloom,cuckoo,fuse", "comma list of sstfilter filter types");
 DEFINE_double(bits_per_key, 10, "bits/key budget");
 DEFINE_uint64(check_every, 1, "check every Nth key for a false negative");
 

@@ -1,0 +1,28 @@
+// Checking a fuse payload against the shapes the builder writes.
+
+#include "fuse_reader.h"
+
+namespace sstfilter {
+
+bool ParseFuseLayout(const Trailer& trailer, const char* payload,
+                     size_t payload_size, FuseLayout* layout) {
+  const int f = trailer.param_a;
+  const int arity = trailer.param_b;
+  if (f < kMinFuseFingerprintBits || f > kMaxFuseFingerprintBits) return false;
+  if (arity != 3 && arity != 4) return false;
+  if (payload_size <= kFuseHeaderSize) return false;
+  const uint64_t segment_count = DecodeFixed32(payload + 8);
+  const int segment_log = static_cast<uint8_t>(payload[12]);
+  if (payload[13] != 0 || payload[14] != 0 || payload[15] != 0) return false;
+  if (segment_count == 0 || segment_log > kMaxFuseSegmentLog) return false;
+  // At most 2^32 segments of 2^18 slots of 32 bits: no overflow below.
+  const uint64_t slots = (segment_count + static_cast<uint64_t>(arity) - 1) << segment_log;
+  if (kFuseHeaderSize + (slots * static_cast<uint64_t>(f) + 7) / 8 != payload_size) return false;
+  layout->seed = DecodeFixed64(payload);
+  layout->segment_count = segment_count;
+  layout->segment_log = segment_log;
+  layout->array = payload + kFuseHeaderSize;
+  return true;
+}
+
+}  // namespace sstfilter
