@@ -11,11 +11,13 @@
 #   leveldb_bench.md             tools/leveldb_bench, sequential and random keys
 #   large_filter.md              tools/large_filter, 50M keys
 #   fuzz.md                      tools/fuzz.sh, executions per target
+#   filter_reload*.md            tools/filter_reload_bench.sh: filter loads into a
+#                                churning block cache (7.8.3, then 9.7.4)
 # Each file starts with the command that made it and the machine.
 #
 #   tools/results.sh            # everything
 #   tools/results.sh filter     # only the filter_bench parts (db_bench, db_bench9,
-#                               # leveldb, large, fuzz likewise)
+#                               # leveldb, large, fuzz, reload likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -75,6 +77,11 @@ if want leveldb; then
 fi
 if want large; then
   run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo
+fi
+if want reload; then
+  run filter_reload.md "$ROOT/tools/filter_reload_bench.sh"
+  MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
+    run filter_reload_rocksdb9.md "$ROOT/tools/filter_reload_bench.sh" --rocksdb 9.7.4
 fi
 if want fuzz; then
   run fuzz.md env SECONDS_PER_TARGET=120 "$ROOT/tools/fuzz.sh"

@@ -8,9 +8,9 @@
 
 namespace sstfilter {
 
-bool ParseFilter(const char* data, size_t size, ParsedFilter* f) {
+bool ParseFilter(const char* data, size_t size, ParsedFilter* f, ChecksumCheck check) {
   Trailer trailer;
-  if (!ParseTrailer(data, size, &trailer, &f->payload_size)) return false;
+  if (!ParseTrailer(data, size, &trailer, &f->payload_size, check)) return false;
   f->kind = trailer.kind;
   f->param_a = trailer.param_a;
   f->param_b = trailer.param_b;
@@ -44,14 +44,14 @@ void FilterReader::MayMatchBatch(size_t n, const uint64_t* hashes,
 }
 
 std::unique_ptr<FilterReader> NewFilterReader(const char* data, size_t size) {
-  return WithFilterReader(data, size, [](const auto& reader) {
+  return WithFilterReader(data, size, ChecksumCheck::kVerify, [](const auto& reader) {
     using Reader = std::decay_t<decltype(reader)>;
     return std::unique_ptr<FilterReader>(new Reader(reader));
   });
 }
 
 bool FilterMayMatch(const char* data, size_t size, uint64_t hash) {
-  return WithFilterReader(data, size,
+  return WithFilterReader(data, size, ChecksumCheck::kVerify,
                           [hash](const auto& reader) { return reader.MayMatch(hash); });
 }
 

@@ -16,6 +16,7 @@
 #include "cuckoo_reader.h"
 #include "filter.h"
 #include "fuse_reader.h"
+#include "trailer.h"
 
 namespace sstfilter {
 
@@ -39,8 +40,10 @@ struct ParsedFilter {
 };
 
 // The one place that decides whether filter bytes are trusted: trailer
-// (marker, version, kind, checksum), then the kind's parameters and shape.
-bool ParseFilter(const char* data, size_t size, ParsedFilter* f);
+// (marker, version, kind, checksum as `check` says), then the kind's
+// parameters and shape.
+bool ParseFilter(const char* data, size_t size, ParsedFilter* f,
+                 ChecksumCheck check = ChecksumCheck::kVerify);
 
 namespace dispatch_internal {
 
@@ -65,9 +68,9 @@ auto WithSemiSortedReader(const char* data, const ParsedFilter& f, Fn& fn) {
 // bytes fail ParseFilter. fn must return the same type for every reader
 // type. The bytes must outlive any copy fn keeps.
 template <typename Fn>
-auto WithFilterReader(const char* data, size_t size, Fn&& fn) {
+auto WithFilterReader(const char* data, size_t size, ChecksumCheck check, Fn&& fn) {
   ParsedFilter f;
-  if (ParseFilter(data, size, &f)) {
+  if (ParseFilter(data, size, &f, check)) {
     switch (f.kind) {
       case FilterKind::kBloom:
         return fn(BloomReader(data, f.payload_size, f.param_a));

@@ -16,7 +16,7 @@ void AppendTrailer(const Trailer& trailer, size_t payload_start,
 }
 
 bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
-                  size_t* payload_size) {
+                  size_t* payload_size, ChecksumCheck check) {
   if (data == nullptr || size < kTrailerSize) return false;
   const char* t = data + size - kTrailerSize;
   const auto version_byte = static_cast<uint8_t>(t[3]);
@@ -26,7 +26,10 @@ bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
       kind > static_cast<uint8_t>(FilterKind::kFuse)) {
     return false;
   }
-  if (DecodeFixed32(t + 4) != ContentChecksum(data, size - 4)) return false;
+  if (check == ChecksumCheck::kVerify &&
+      DecodeFixed32(t + 4) != ContentChecksum(data, size - 4)) {
+    return false;
+  }
   trailer->kind = static_cast<FilterKind>(kind);
   trailer->param_a = static_cast<uint8_t>(t[1]);
   trailer->param_b = static_cast<uint8_t>(t[2]);

@@ -5,9 +5,11 @@
 //   +---------+-----------+-----------+-------------+--------------------+
 //     byte 0     byte 1      byte 2      byte 3       bytes 4..7
 //
-// The checksum covers the payload and trailer bytes 0..3, so any damage to
-// the filter is caught before a reader trusts it. The trailer is the only
-// thing a reader trusts, and it is checked once, when the reader is made.
+// The checksum covers the payload and trailer bytes 0..3, so almost any
+// damage to the filter is caught before a reader trusts it (unless the
+// engine checked the same bytes already: ChecksumCheck). The trailer is
+// the only thing a reader trusts, and it is checked once, when the reader
+// is made.
 
 #pragma once
 
@@ -36,10 +38,21 @@ struct Trailer {
 void AppendTrailer(const Trailer& trailer, size_t payload_start,
                    std::string* dst);
 
+// Whether a reader recomputes the checksum over the whole filter.
+enum class ChecksumCheck {
+  kVerify,  // always (LevelDB, tools, the core's own API)
+  // The engine verified the block holding these bytes when it read them
+  // (RocksDB checksums every block read from a file, unless the read has
+  // ReadOptions::verify_checksums off): marker, version, kind and shape
+  // are still checked, the checksum is not. docs/design.md has the cost.
+  kEngineVerified,
+};
+
 // Checks that [data, data + size) ends in an intact trailer of a known
-// version (marker, version, kind and checksum). On success fills *trailer
-// and *payload_size. Kind-specific parameters are checked by the kind.
+// version (marker, version, kind and, unless `check` says the engine did,
+// checksum). On success fills *trailer and *payload_size. Kind-specific
+// parameters are checked by the kind.
 bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
-                  size_t* payload_size);
+                  size_t* payload_size, ChecksumCheck check = ChecksumCheck::kVerify);
 
 }  // namespace sstfilter

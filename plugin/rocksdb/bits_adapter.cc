@@ -123,7 +123,10 @@ class TypedBitsReader final : public rocksdb::FilterBitsReader {
 }  // namespace
 
 rocksdb::FilterBitsReader* NewBitsReader(const rocksdb::Slice& contents) {
-  return WithFilterReader(contents.data(), contents.size(),
+  // RocksDB verified the block's checksum when it read it from the file;
+  // a second pass over the whole filter on every load cost readmissing a
+  // third of its ops/s with a churning cache (docs/design.md).
+  return WithFilterReader(contents.data(), contents.size(), ChecksumCheck::kEngineVerified,
                           [](const auto& reader) -> rocksdb::FilterBitsReader* {
                             return new TypedBitsReader<std::decay_t<decltype(reader)>>(reader);
                           });

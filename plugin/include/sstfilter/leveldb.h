@@ -78,8 +78,10 @@ std::unique_ptr<const leveldb::FilterPolicy> NewLevelDBBloomFilterPolicy(
 std::unique_ptr<const leveldb::FilterPolicy> NewLevelDBCuckooFilterPolicy(
     double bits_per_key);
 
-// Any sstfilter policy by type: "bloom", "cuckoo", "cuckoo_plain" or
-// "cuckoo_semisorted", with or without a "sstfilter." prefix. Returns
+// Any sstfilter policy by type: "bloom", "cuckoo", "cuckoo_plain",
+// "cuckoo_semisorted" or "fuse" (which writes Bloom filters at LevelDB's
+// usual few dozen keys per filter, fuse filters from a few thousand), with
+// or without a "sstfilter." prefix. Returns
 // InvalidArgument, leaving *policy alone, for an unknown type or a
 // bits_per_key that is NaN, infinite or out of the type's range.
 leveldb::Status NewLevelDBFilterPolicy(

@@ -11,7 +11,8 @@
 //
 // Policies: sstfilter.bloom (cache-local Bloom), sstfilter.cuckoo (cuckoo,
 // best variant for the budget), sstfilter.cuckoo_plain and
-// sstfilter.cuckoo_semisorted (one variant each). All share one
+// sstfilter.cuckoo_semisorted (one variant each), sstfilter.fuse (binary
+// fuse filter, 4 to 100 bits/key; the most accurate for build-once sets). All share one
 // CompatibilityName, "sstfilter": any of them reads filters written by any
 // other, and RocksDB's built-in policies never see sstfilter bytes (such an
 // SST is read without a filter: slower, never wrong).
@@ -61,7 +62,7 @@ std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(
     double bits_per_key);
 
 // Any sstfilter policy by name ("bloom", "cuckoo", "cuckoo_plain",
-// "cuckoo_semisorted", with or without the "sstfilter." prefix). Returns
+// "cuckoo_semisorted", "fuse", with or without the "sstfilter." prefix). Returns
 // InvalidArgument, and leaves *policy alone, for an unknown name or a
 // bits_per_key that is NaN, infinite or out of range.
 rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
