@@ -6,7 +6,7 @@
 #      included (GCC leaves it out of -fsanitize=undefined) (build-asan/)
 #   3. the concurrency tests under ThreadSanitizer (build-tsan/)
 #   4. every test again against RocksDB 9.7.4 built from source
-#      (tools/rocksdb_source.sh, cached outside the clone: about 27 minutes
+#      (tools/rocksdb_source.sh, cached outside the clone: about 15 minutes
 #      the first time, seconds after), libsstfilter.so linked to its shared
 #      library, then the options and consumer tests against its static
 #      library (build-rocksdb9.7.4-static/); plus that build's db_bench and
