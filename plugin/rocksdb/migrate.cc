@@ -122,6 +122,12 @@ rocksdb::Status MigrateFilters(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
     s = FindCandidates(db, cf, configured, options, &todo);
     if (!s.ok()) return s;
     if (todo.empty()) break;
+    if (progress.files_rewritten > 2 * progress.files_to_rewrite + 8) {
+      // A rewritten SST should never need it again; rather than loop, say so.
+      return rocksdb::Status::Incomplete(
+          "sstfilter migrate: SSTs still read as needing a rewrite after being rewritten (" +
+          todo.front().file + ", filter " + todo.front().policy + ")");
+    }
     const Candidate* done = nullptr;
     for (const auto& c : todo) {
       rocksdb::CompactionOptions compaction;
