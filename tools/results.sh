@@ -46,10 +46,10 @@ want() { [ "$ONLY" = all ] || [ "$ONLY" = "$1" ]; }
 if want filter; then
   FB="$BUILD_DIR/tools/filter_bench"
   run filter_bench_single.md "$FB" --mode=single \
-      --filters=bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,rocksdb_bloom,rocksdb_ribbon \
+      --filters=bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,fuse,rocksdb_bloom,rocksdb_ribbon \
       --bits_per_key=10,12,16 --fpr_queries=10000000
   run filter_bench_sst.md "$FB" --mode=sst \
-      --filters=bloom,cuckoo,cuckoo_plain,rocksdb_bloom,rocksdb_ribbon --bits_per_key=10,12,16
+      --filters=bloom,cuckoo,cuckoo_plain,fuse,rocksdb_bloom,rocksdb_ribbon --bits_per_key=10,12,16
   # Equal FPR (about 0.1%) instead of equal bits/key, against Ribbon: the
   # smallest budgets at which the cuckoo variants reach 13-bit fingerprints
   # (8 / 2^13 = 0.098%): semi-sorted (4*13-4)/4/0.95 = 12.63 bits/key, plain
