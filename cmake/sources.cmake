@@ -13,6 +13,7 @@ set(SSTFILTER_CORE_SOURCES
   plugin/core/fuse_builder.cc
   plugin/core/fuse_reader.cc
   plugin/core/hash.cc
+  plugin/core/small_filter.cc
   plugin/core/trailer.cc)
 
 # RocksDB adapter: policies, options, registration, the policy check.

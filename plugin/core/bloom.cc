@@ -95,6 +95,16 @@ size_t BloomBuilder::FilterSize(size_t num_keys) const {
   return PayloadSize(num_keys) + kTrailerSize;
 }
 
+double BloomBuilder::ExpectedFpr(size_t num_keys) const {
+  if (num_keys == 0) return 0;
+  const size_t payload = PayloadSize(num_keys);
+  const double n = static_cast<double>(num_keys);
+  if (IsLines(payload)) return BloomExpectedFpr(8.0 * static_cast<double>(payload) / n, probes_);
+  // One line of all its bits: an ordinary Bloom filter.
+  const double bits = 8.0 * static_cast<double>(payload);
+  return std::pow(1 - std::pow(1 - 1 / bits, probes_ * n), probes_);
+}
+
 void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
                              std::string* dst) const {
   const size_t start = dst->size();

@@ -77,6 +77,7 @@ class BloomBuilder : public FilterBuilder {
                         BloomSizing sizing = BloomSizing::kWholeLines);
 
   size_t FilterSize(size_t num_keys) const override;
+  double ExpectedFpr(size_t num_keys) const override;
   int probes() const { return probes_; }
 
   // Appends a filter over `hashes` (no adjacent repeats) without touching

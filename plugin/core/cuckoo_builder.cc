@@ -263,6 +263,12 @@ size_t CuckooBuilder::FilterSize(size_t num_keys) const {
   return static_cast<size_t>((bits + 7) / 8) + kTrailerSize;
 }
 
+double CuckooBuilder::ExpectedFpr(size_t num_keys) const {
+  const CuckooShape shape = ChooseCuckooShape(num_keys, bits_per_key_, variant_);
+  if (!shape.fits_budget) return tiny_.ExpectedFpr(num_keys);
+  return CuckooExpectedFpr(shape, num_keys);
+}
+
 void CuckooBuilder::BuildInto(const std::vector<uint64_t>& hashes,
                               std::string* dst) const {
   CuckooShape shape = ChooseCuckooShape(hashes.size(), bits_per_key_, variant_);

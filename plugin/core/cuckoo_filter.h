@@ -77,6 +77,7 @@ class CuckooBuilder : public FilterBuilder {
   CuckooBuilder(double bits_per_key, CuckooVariant variant);
 
   size_t FilterSize(size_t num_keys) const override;
+  double ExpectedFpr(size_t num_keys) const override;
 
  protected:
   void BuildInto(const std::vector<uint64_t>& hashes,

@@ -9,6 +9,20 @@
 namespace sstfilter {
 
 bool ParseFilter(const char* data, size_t size, ParsedFilter* f, ChecksumCheck check) {
+  // A filter that passes version 1's structure is version 1, intact or not:
+  // the small-form builder never writes one that does.
+  if (ParseVersion1Filter(data, size, f, ChecksumCheck::kEngineVerified)) {
+    return check == ChecksumCheck::kEngineVerified || TrailerChecksumMatches(data, size);
+  }
+  if (!ParseSmallFilter(data, size, &f->small)) return false;
+  f->kind = FilterKind::kSmallSet;
+  f->payload_size = size - SmallTrailerSize(f->small.num_keys);
+  f->param_a = f->param_b = 0;
+  return true;
+}
+
+bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
+                         ChecksumCheck check) {
   Trailer trailer;
   if (!ParseTrailer(data, size, &trailer, &f->payload_size, check)) return false;
   f->kind = trailer.kind;
@@ -22,6 +36,8 @@ bool ParseFilter(const char* data, size_t size, ParsedFilter* f, ChecksumCheck c
       return ParseCuckooLayout(trailer, data, f->payload_size, &f->cuckoo);
     case FilterKind::kFuse:
       return ParseFuseLayout(trailer, data, f->payload_size, &f->fuse);
+    case FilterKind::kSmallSet:
+      break;  // never a version-1 kind (ParseTrailer refuses it)
   }
   return false;
 }
@@ -36,6 +52,13 @@ size_t FilterBuilder::MaxKeysForSize(size_t bytes) const {
     (FilterSize(mid) <= bytes ? lo : hi) = mid;
   }
   return lo;
+}
+
+bool FilterBuilder::FinishSmall(std::string* dst) const {
+  const size_t n = hashes_.size();
+  if (n == 0 || n > kMaxSmallKeys) return false;
+  const size_t bytes = FilterSize(n);
+  return SmallExpectedFpr(n, bytes) < ExpectedFpr(n) && AppendSmallFilter(hashes_, bytes, dst);
 }
 
 void FilterReader::MayMatchBatch(size_t n, const uint64_t* hashes,

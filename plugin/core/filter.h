@@ -28,6 +28,9 @@ enum class FilterKind : uint8_t {
   kCuckoo = 2,            // plain bucket table
   kCuckooSemiSorted = 3,  // semi-sorted bucket table
   kFuse = 4,              // binary fuse filter
+  // The small form (small_filter.h): it has no version-1 trailer, and 5
+  // is never a version-1 kind byte; the value only names it in memory.
+  kSmallSet = 5,
 };
 
 class FilterBuilder {
@@ -52,10 +55,19 @@ class FilterBuilder {
   // Appends the finished filter (payload then trailer) to *dst, whose
   // earlier contents are left alone, and empties the builder. The same
   // sequence of hashes always appends the same bytes.
+  //
+  // With the small form allowed (AllowSmallForm), a filter of at most
+  // kMaxSmallKeys hashes is written in the small form (small_filter.h),
+  // in exactly FilterSize bytes, wherever that is expected to be more
+  // accurate than the builder's own filter of those bytes.
   void Finish(std::string* dst) {
-    BuildFrom(&hashes_, dst);
+    if (!allow_small_form_ || !FinishSmall(dst)) BuildFrom(&hashes_, dst);
     hashes_.clear();
   }
+
+  // Off by default, so that a builder of a kind writes that kind;
+  // NewFilterBuilder (filter_spec.h) turns it on for the engine adapters.
+  void AllowSmallForm(bool allow) { allow_small_form_ = allow; }
 
   // Size in bytes, trailer included, of a filter over `num_keys` distinct
   // hashes. Exact for Bloom; for cuckoo exact unless placement needs a
@@ -64,6 +76,10 @@ class FilterBuilder {
 
   // The largest key count whose filter fits in `bytes`; 0 if none does.
   size_t MaxKeysForSize(size_t bytes) const;
+
+  // Expected FPR of the filter (of this builder's kind, not the small
+  // form) over `num_keys` distinct hashes.
+  virtual double ExpectedFpr(size_t num_keys) const = 0;
 
  protected:
   // Builds a filter over `hashes` (no adjacent repeats) and appends it.
@@ -78,7 +94,11 @@ class FilterBuilder {
   }
 
  private:
+  // Appends the small form and returns true if it is the better filter.
+  bool FinishSmall(std::string* dst) const;
+
   std::vector<uint64_t> hashes_;
+  bool allow_small_form_ = false;
 };
 
 // Answers membership queries over a finished filter. Holds pointers into the

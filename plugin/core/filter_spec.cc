@@ -86,7 +86,9 @@ bool ParseBitsPerKey(const std::string& text, double* value,
   return true;
 }
 
-std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec) {
+namespace {
+
+std::unique_ptr<FilterBuilder> NewBuilderOfKind(const FilterSpec& spec) {
   switch (spec.type) {
     case FilterType::kBloom:
       return std::make_unique<BloomBuilder>(spec.bits_per_key);
@@ -101,6 +103,14 @@ std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec) {
       return std::make_unique<FuseBuilder>(spec.bits_per_key);
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec) {
+  std::unique_ptr<FilterBuilder> builder = NewBuilderOfKind(spec);
+  if (builder) builder->AllowSmallForm(true);
+  return builder;
 }
 
 }  // namespace sstfilter

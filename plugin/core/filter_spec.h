@@ -42,7 +42,8 @@ std::string ValidateFilterSpec(const FilterSpec& spec);
 bool ParseBitsPerKey(const std::string& text, double* value,
                      std::string* error);
 
-// Requires ValidateFilterSpec(spec).empty().
+// Requires ValidateFilterSpec(spec).empty(). The builder writes the small
+// form where it is the more accurate filter (FilterBuilder::AllowSmallForm).
 std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec);
 
 }  // namespace sstfilter

@@ -105,7 +105,7 @@ class FuseBuilder : public FilterBuilder {
   size_t FilterSize(size_t num_keys) const override;
 
   // Expected FPR of the filter this builder writes for `num_keys` keys.
-  double ExpectedFpr(size_t num_keys) const;
+  double ExpectedFpr(size_t num_keys) const override;
 
   // Peeling attempts the last Finish made: 0 if it wrote a Bloom filter
   // for the key count, kMaxFuseAttempts if it fell back to one after them

@@ -4,7 +4,7 @@
 // the exact (final) type to a callback, so that callers can keep it by
 // value and probe without a virtual call: NewFilterReader (filter.cc),
 // FilterMayMatch, and the RocksDB adapter, which wraps each type in its
-// own FilterBitsReader. Semi-sorted cuckoo filters with f = 8..17 get a
+// own FilterBitsReader. Small filters get SmallReader. Semi-sorted cuckoo filters with f = 8..17 get a
 // reader whose bucket codec has the width compiled in; fuse filters one
 // with the arity compiled in.
 
@@ -16,6 +16,7 @@
 #include "cuckoo_reader.h"
 #include "filter.h"
 #include "fuse_reader.h"
+#include "small_filter.h"
 #include "trailer.h"
 
 namespace sstfilter {
@@ -37,13 +38,21 @@ struct ParsedFilter {
   int param_b = 0;
   CuckooLayout cuckoo;  // cuckoo kinds only
   FuseLayout fuse;      // fuse only
+  SmallLayout small;    // small form only
 };
 
-// The one place that decides whether filter bytes are trusted: trailer
-// (marker, version, kind, checksum as `check` says), then the kind's
-// parameters and shape.
+// The one place that decides whether filter bytes are trusted. A version-1
+// filter (trailer marker, version and kind, then the kind's parameters and
+// shape) is trusted if its checksum matches, or `check` says the engine
+// verified the bytes. Anything else is trusted only as a small filter
+// (ParseSmallFilter: its check, always verified, and its layout): no small
+// filter passes the version-1 checks, so the two never overlap.
 bool ParseFilter(const char* data, size_t size, ParsedFilter* f,
                  ChecksumCheck check = ChecksumCheck::kVerify);
+
+// The version-1 part of ParseFilter alone.
+bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
+                         ChecksumCheck check);
 
 namespace dispatch_internal {
 
@@ -81,6 +90,8 @@ auto WithFilterReader(const char* data, size_t size, ChecksumCheck check, Fn&& f
       case FilterKind::kFuse:
         if (f.param_b == 3) return fn(FuseReader<3>(f.param_a, f.fuse));
         return fn(FuseReader<4>(f.param_a, f.fuse));
+      case FilterKind::kSmallSet:
+        return fn(SmallReader(data, size, f.small));
     }
   }
   return fn(AlwaysMatchReader());

@@ -26,15 +26,16 @@ bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
       kind > static_cast<uint8_t>(FilterKind::kFuse)) {
     return false;
   }
-  if (check == ChecksumCheck::kVerify &&
-      DecodeFixed32(t + 4) != ContentChecksum(data, size - 4)) {
-    return false;
-  }
+  if (check == ChecksumCheck::kVerify && !TrailerChecksumMatches(data, size)) return false;
   trailer->kind = static_cast<FilterKind>(kind);
   trailer->param_a = static_cast<uint8_t>(t[1]);
   trailer->param_b = static_cast<uint8_t>(t[2]);
   *payload_size = size - kTrailerSize;
   return true;
+}
+
+bool TrailerChecksumMatches(const char* data, size_t size) {
+  return DecodeFixed32(data + size - 4) == ContentChecksum(data, size - 4);
 }
 
 }  // namespace sstfilter

@@ -55,4 +55,7 @@ enum class ChecksumCheck {
 bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
                   size_t* payload_size, ChecksumCheck check = ChecksumCheck::kVerify);
 
+// Whether the version-1 trailer's checksum matches; requires size >= 8.
+bool TrailerChecksumMatches(const char* data, size_t size);
+
 }  // namespace sstfilter

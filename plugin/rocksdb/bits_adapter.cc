@@ -64,10 +64,9 @@ rocksdb::Status BitsBuilderAdapter::MaybePostVerify(
         "sstfilter: filter damaged after construction (built-in guard)");
   }
   const rocksdb::Slice filter_content = builtin_guard_ ? WithoutBuiltinGuard(finished) : finished;
-  Trailer trailer;
-  size_t payload_size = 0;
-  if (!ParseTrailer(filter_content.data(), filter_content.size(), &trailer,
-                    &payload_size)) {
+  ParsedFilter parsed;
+  if (!ParseFilter(filter_content.data(), filter_content.size(), &parsed,
+                   ChecksumCheck::kVerify)) {
     return rocksdb::Status::Corruption(
         "sstfilter: filter damaged after construction (trailer or checksum)");
   }
