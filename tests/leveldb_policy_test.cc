@@ -156,6 +156,9 @@ TEST_P(LevelDBPolicyTest, DoubtfulBytesMayMatchEverything) {
   };
   EXPECT_TRUE(all_match(""));
   EXPECT_TRUE(policy->KeyMayMatch("", leveldb::Slice()));
+  // Foreign bytes read as a small filter only if its 11- or 13-bit check
+  // matches and the bitmap holds exactly n ones (docs/format.md): rare,
+  // and none of these do.
   uint64_t state = 42;
   for (size_t len = 1; len <= 300; ++len) {
     std::string noise;

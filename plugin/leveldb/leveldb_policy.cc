@@ -1,7 +1,8 @@
 // How each LevelDB filter is made: hash the keys, take LevelDB's Bloom
-// size for them as the budget, pick the filter that fits it (the builder's
-// bits/key is derived per call from the budget and the distinct key count),
-// build, append.
+// size for them as the budget, pick the most accurate filter that fits it
+// (the small form, or the type's own filter, whose builder's bits/key is
+// derived per call from the budget and the distinct key count), build,
+// append.
 
 #include "leveldb_policy.h"
 
@@ -18,6 +19,7 @@
 #include "../core/cuckoo_filter.h"
 #include "../core/fuse_filter.h"
 #include "../core/hash.h"
+#include "../core/small_filter.h"
 #include "../core/trailer.h"
 
 namespace sstfilter {
@@ -56,6 +58,8 @@ CachedBuilder& BuilderFor(FilterType type, double quantized_bits_per_key) {
       entry.builder = std::move(bloom);
     } else {
       entry.builder = NewFilterBuilder({type, quantized_bits_per_key});
+      // CreateFilter chooses the small form itself, against its budget.
+      entry.builder->AllowSmallForm(false);
     }
   }
   return entry;
@@ -195,14 +199,26 @@ void LevelDBFilterPolicy::CreateFilter(const leveldb::Slice* keys, int n,
   const size_t payload_budget = budget - kTrailerSize;  // budget >= 9
 
   const Choice bloom = ChooseBloom(payload_budget, hashes.size());
+  Choice other;
+  if (spec_.type != FilterType::kBloom) {
+    other = spec_.type == FilterType::kFuse
+                ? ChooseFuse(payload_budget, hashes.size())
+                : ChooseCuckoo(spec_.type, payload_budget, hashes.size());
+  }
+  // Up to kMaxSmallKeys keys the small form, in the whole budget, is
+  // usually the most accurate: its 2- or 3-byte trailer leaves 5 or 6
+  // more bytes to the keys, and it needs about 2 bits/key over
+  // log2(1/FPR).
+  const double best_fpr = std::min(bloom.expected_fpr, other.expected_fpr);
+  if (SmallExpectedFpr(hashes.size(), budget) < best_fpr &&
+      AppendSmallFilter(hashes, budget, dst)) {
+    return;
+  }
   if (spec_.type != FilterType::kBloom) {
     // In small filters a cuckoo table is often less accurate than a Bloom
     // filter of the same bytes (at 10 bits/key, below about 60 keys), and
     // a fuse filter almost always is; the policy then writes the Bloom
     // filter.
-    const Choice other = spec_.type == FilterType::kFuse
-                             ? ChooseFuse(payload_budget, hashes.size())
-                             : ChooseCuckoo(spec_.type, payload_budget, hashes.size());
     if (other.builder != nullptr && other.expected_fpr < bloom.expected_fpr) {
       const size_t start = dst->size();
       BuildFilter(other.builder, hashes, dst);

@@ -19,34 +19,41 @@
 // Memory: bits_per_key is a budget in LevelDB's own terms. Every filter
 // takes at most the bytes LevelDB's NewBloomFilterPolicy(bits_per_key)
 // writes for the same keys, max(64, n * bits_per_key) bits rounded up to
-// bytes, plus one byte; 8 of those bytes hold sstfilter's checksummed
-// trailer. This holds for every n when bits_per_key >= 7.5. Below that, a
-// filter whose budget leaves under 1 payload bit per key (a few keys more
-// than 8, or any filter under 2 bits/key) is the smallest Bloom filter, 1
-// bit/key, instead: at most 2 bytes over from 3 bits/key up, more below.
+// bytes, plus one byte. This holds for every n when bits_per_key >= 7.5.
+// Below that, a filter whose budget leaves under 1 payload bit per key (a
+// few keys more than 8, or any filter under 2 bits/key) is the smallest
+// Bloom filter, 1 bit/key, instead: at most 2 bytes over from 3 bits/key
+// up, more below.
 //
-// LevelDB keeps one filter per 2 KiB of data-block offsets, so filters hold
-// tens of keys and the trailer costs about 2 bits/key of that budget. What
-// that buys and costs, by filter size and key style, is measured by
-// tools/leveldb_bench (tables in README.md): far fewer table reads than
-// LevelDB's own Bloom on keys that differ only in their last bytes, where
-// its 32-bit hash does badly; somewhat more on random keys.
+// Small filters: LevelDB keeps one filter per 2 KiB of data-block offsets,
+// so filters hold tens of keys. Up to 1024 keys, every policy writes the
+// small form where it is expected to be more accurate than the type's own
+// filter in the same budget, which at LevelDB's sizes is almost always: the
+// keys' fingerprints, sorted and Elias-Fano coded (about 1.9 bits/key over
+// log2(1/FPR)), with a 2- or 3-byte trailer (an 11- or 13-bit check)
+// instead of the 8-byte one with its 32-bit checksum (docs/format.md says
+// what that protects). At 10 bits/key that is about 0.45% FPR for 35 keys,
+// half of LevelDB's Bloom filter's; from 10 bits/key up it is at least as
+// accurate as LevelDB's own Bloom filter at every filter size (below 10,
+// filters of under about 12 keys may be less accurate). tools/leveldb_bench
+// measures it (tables in README.md).
 //
-// Cuckoo: the cuckoo policy writes a cuckoo table where one fits the budget
-// at the type's minimum bits/key or more and is expected to be more accurate
-// than a Bloom filter of the same bytes (at 10 bits/key: from a few hundred
-// keys per filter); otherwise, and if placement needed a stash that would
-// break the budget, it writes that Bloom filter (one exact-size line).
-// Both are one encoding: any sstfilter LevelDB policy reads filters written
-// by any other.
+// Cuckoo: above the small form's sizes the cuckoo policy writes a cuckoo
+// table where one fits the budget at the type's minimum bits/key or more
+// and is expected to be more accurate than a Bloom filter of the same
+// bytes; otherwise, and if placement needed a stash that would break the
+// budget, it writes that Bloom filter (one exact-size line). All are one
+// encoding: any sstfilter LevelDB policy reads filters written by any
+// other.
 //
 // Cost: LevelDB hands the filter bytes to every KeyMayMatch call, so each
-// call checks the trailer's checksum over the whole filter (a few ns for
-// LevelDB's typical 40-byte filters).
+// call checks the filter's checksum over the whole filter (a few ns for
+// LevelDB's typical 40-byte filters) and, in the small form, scans the
+// fingerprint bitmap (tools/leveldb_bench reports ns per query).
 //
 // Name(): "sstfilter.v1" for every type and every format version, so the
 // meta block is always "filter.sstfilter.v1". It never changes: readers
-// dispatch on the filter's own bytes (its trailer's version), so tables
+// dispatch on the filter's own bytes (its trailer), so tables
 // written by any format stay filtered (tests/leveldb_compat_test.cc).
 // Tables written with LevelDB's own Bloom policy, or with none, are read
 // correctly (without a filter) by a DB configured with an sstfilter policy,
