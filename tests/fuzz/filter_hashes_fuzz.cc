@@ -8,7 +8,9 @@
 // (single, batched, one-shot), and that the same hashes give the same bytes.
 // Input layout:
 //   byte 0: builder (mod 6): the five filter types of AllFilterTypes()
-//           (bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse), then
+//           (bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse) as
+//           NewFilterBuilder makes them, so that up to 1024 distinct
+//           hashes they usually write the small form (small_filter.h), then
 //           Bloom with exact-byte sizing (LevelDB's, and the cuckoo and
 //           fuse builders' filter for tiny key counts)
 //   byte 1: bits/key, 4.5 + byte / 2.6 (4.5 to 102.6), capped at 100

@@ -2,7 +2,10 @@
 // never read out of bounds (ASan), and never hit undefined behaviour
 // (UBSan). When the first input byte is odd, the trailer's checksum is
 // recomputed over the input, so the fuzzer reaches the kinds' parameter and
-// shape checks instead of stopping at the checksum.
+// shape checks instead of stopping at the checksum; when its bit 1 is set,
+// the input ends in a valid small-form trailer instead (for a key count
+// from bytes 0 and 1), so the fuzzer reaches the small form's layout and
+// its bitmap decoding (too few zeros, too many ones).
 
 #include <cstdint>
 #include <cstring>
@@ -10,6 +13,7 @@
 
 #include "filter.h"
 #include "hash.h"
+#include "small_filter.h"
 #include "trailer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,6 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (fix_checksum && bytes.size() >= kTrailerSize) {
     const uint32_t sum = ContentChecksum(bytes.data(), bytes.size() - 4);
     for (int i = 0; i < 4; ++i) bytes[bytes.size() - 4 + i] = static_cast<char>(sum >> (8 * i));
+  }
+  if ((data[0] & 2) && bytes.size() >= 4) {
+    // A trailer for the key count the input's byte 1 names (1..1024),
+    // over the rest as payload.
+    const size_t n = 1 + ((static_cast<size_t>(data[0] >> 2) << 8 | (size > 1 ? data[1] : 0)) % kMaxSmallKeys);
+    if (bytes.size() > SmallTrailerSize(n)) SealSmallFilter(&bytes[0], bytes.size(), n);
   }
   // Exact-size heap copy so ASan catches any read past the end.
   std::unique_ptr<char[]> exact(new char[bytes.size() + 1]);

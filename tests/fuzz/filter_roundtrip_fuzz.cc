@@ -3,7 +3,9 @@
 //   byte 0: filter type (mod 5, AllFilterTypes() order: bloom, cuckoo,
 //   cuckoo_plain, cuckoo_semisorted, fuse), byte 1: bits/key (4.5 + byte / 2.6, so
 //   4.5 to 102.6, capped at 100), rest: keys separated by 0xFF.
-// A false negative traps, which libFuzzer reports as a crash. Keys reach
+// Up to 1024 keys the builder usually writes the small form
+// (small_filter.h). A false negative traps, which libFuzzer reports as a
+// crash. Keys reach
 // the builder through XXH3, so this cannot aim entries at chosen buckets:
 // filter_hashes_fuzz feeds raw hashes for that.
 
