@@ -73,7 +73,7 @@ if want db_bench9; then
 fi
 if want leveldb; then
   run leveldb_bench.md "$BUILD_DIR/tools/leveldb_bench"
-  run leveldb_bench_random.md "$BUILD_DIR/tools/leveldb_bench" --key_style=random --small_filters=false
+  run leveldb_bench_random.md "$BUILD_DIR/tools/leveldb_bench" --key_style=random
 fi
 if want large; then
   run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo
