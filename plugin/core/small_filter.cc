@@ -52,6 +52,19 @@ uint64_t LoadBitsWithin(const char* data, size_t size, uint64_t pos, unsigned wi
   return (word >> (pos & 7)) & LowMask(width);
 }
 
+// The position of the r-th (1-based) set bit of x; r <= popcount(x).
+unsigned SelectBit(uint64_t x, uint64_t r) {
+  unsigned base = 0;
+  for (auto c = static_cast<uint64_t>(__builtin_popcountll(x & 0xFF)); c < r;
+       c = static_cast<uint64_t>(__builtin_popcountll(x & 0xFF))) {
+    r -= c;  // skip whole bytes
+    x >>= 8;
+    base += 8;
+  }
+  while (--r > 0) x &= x - 1;
+  return base + static_cast<unsigned>(__builtin_ctzll(x));
+}
+
 void SetBits(char* base, uint64_t pos, uint64_t value, unsigned width) {
   for (unsigned b = 0; b < width; ++b, ++pos) {
     if ((value >> b) & 1) base[pos >> 3] = static_cast<char>(base[pos >> 3] | (1 << (pos & 7)));
@@ -179,8 +192,7 @@ bool SmallReader::MayMatch(uint64_t hash) const {
         remaining -= count;
         continue;
       }
-      while (--remaining > 0) zeros &= zeros - 1;
-      pos = w + static_cast<uint64_t>(__builtin_ctzll(zeros)) + 1;
+      pos = w + SelectBit(zeros, remaining) + 1;
       found = true;
       break;
     }
