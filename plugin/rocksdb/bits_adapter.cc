@@ -71,7 +71,8 @@ rocksdb::Status BitsBuilderAdapter::MaybePostVerify(
         "sstfilter: filter damaged after construction (trailer or checksum)");
   }
   // RocksDB may verify a partition again later, when its hashes are gone;
-  // the checksum above still covers that call.
+  // the checksum above (the small form's check and bitmap count) still
+  // covers that call.
   if (finished.data() == finished_data_ && !finished_hashes_.empty()) {
     const auto reader =
         NewFilterReader(filter_content.data(), filter_content.size());
