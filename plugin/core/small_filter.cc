@@ -42,7 +42,8 @@ uint64_t CheckOf(const char* data, size_t size, const TrailerShape& t, uint64_t 
 
 // `width` bits at bit `pos` of [data, data + size), zeros past its end;
 // (pos % 8) + width <= 64.
-uint64_t LoadBitsWithin(const char* data, size_t size, uint64_t pos, unsigned width) {
+SSTFILTER_ALWAYS_INLINE uint64_t LoadBitsWithin(const char* data, size_t size, uint64_t pos,
+                                                unsigned width) {
   const uint64_t byte = pos >> 3;
   if (byte + 8 <= size) return LoadBits(data, pos, width);
   uint64_t word = 0;
@@ -52,17 +53,25 @@ uint64_t LoadBitsWithin(const char* data, size_t size, uint64_t pos, unsigned wi
   return (word >> (pos & 7)) & LowMask(width);
 }
 
-// The position of the r-th (1-based) set bit of x; r <= popcount(x).
-unsigned SelectBit(uint64_t x, uint64_t r) {
-  unsigned base = 0;
-  for (auto c = static_cast<uint64_t>(__builtin_popcountll(x & 0xFF)); c < r;
-       c = static_cast<uint64_t>(__builtin_popcountll(x & 0xFF))) {
-    r -= c;  // skip whole bytes
-    x >>= 8;
-    base += 8;
-  }
-  while (--r > 0) x &= x - 1;
-  return base + static_cast<unsigned>(__builtin_ctzll(x));
+// Set bits in each byte of x, in that byte. Portable SWAR: without
+// -mpopcnt, __builtin_popcountll is a library call per word.
+inline uint64_t ByteCounts(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  return (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+}
+
+inline uint64_t PopCount(uint64_t x) { return (ByteCounts(x) * 0x0101010101010101ULL) >> 56; }
+
+// The position of the r-th (1-based) set bit of x; 1 <= r <= popcount(x).
+inline unsigned SelectBit(uint64_t x, uint64_t r) {
+  const uint64_t prefix = ByteCounts(x) * 0x0101010101010101ULL;  // byte i: bytes 0..i
+  unsigned byte = 0;
+  while (((prefix >> (8 * byte)) & 0xFF) < r) ++byte;
+  if (byte > 0) r -= (prefix >> (8 * (byte - 1))) & 0xFF;
+  uint64_t bits = (x >> (8 * byte)) & 0xFF;
+  while (--r > 0) bits &= bits - 1;
+  return 8 * byte + static_cast<unsigned>(__builtin_ctzll(bits));
 }
 
 void SetBits(char* base, uint64_t pos, uint64_t value, unsigned width) {
@@ -111,6 +120,10 @@ bool SmallLayoutFor(size_t num_keys, size_t filter_bytes, SmallLayout* layout) {
   layout->range = layout->buckets << k;
   layout->bitmap_bits = n + layout->buckets - 1;
   layout->payload_bits = p;
+  const uint64_t words = (layout->bitmap_bits + 63) / 64;
+  layout->sample_words = std::max<uint64_t>(1, (words + SmallLayout::kRankSamples - 1) /
+                                                   SmallLayout::kRankSamples);
+  layout->num_samples = 0;
   return true;
 }
 
@@ -166,10 +179,15 @@ bool ParseSmallFilter(const char* data, size_t size, SmallLayout* layout) {
   if (!SmallLayoutFor(n, size, layout)) return false;
   // The bitmap holds exactly n ones: any single flip in it, and most
   // foreign bytes that got through the check, fail this.
+  // Counted by word, with rank samples for the reader on the way.
   uint64_t ones = 0;
-  for (uint64_t w = 0; w < layout->bitmap_bits; w += 64) {
-    const auto width = static_cast<unsigned>(std::min<uint64_t>(64, layout->bitmap_bits - w));
-    ones += static_cast<uint64_t>(__builtin_popcountll(LoadBitsWithin(data, size, w, width)));
+  for (uint64_t w = 0, to_sample = 0; 64 * w < layout->bitmap_bits; ++w, --to_sample) {
+    if (to_sample == 0) {  // w is a multiple of sample_words
+      layout->zeros_before[layout->num_samples++] = static_cast<uint32_t>(64 * w - ones);
+      to_sample = layout->sample_words;
+    }
+    const auto width = static_cast<unsigned>(std::min<uint64_t>(64, layout->bitmap_bits - 64 * w));
+    ones += PopCount(LoadBitsWithin(data, size, 64 * w, width));
   }
   return ones == n;
 }
@@ -182,12 +200,19 @@ bool SmallReader::MayMatch(uint64_t hash) const {
   // Bucket `high` starts after the high-th zero of the bitmap.
   uint64_t pos = 0;
   if (high > 0) {
-    uint64_t remaining = high;
+    // Start at the last rank sample with fewer than `high` zeros before it.
+    unsigned j = l.num_samples;
+    while (j > 1 && l.zeros_before[j - 1] >= high) --j;
+    uint64_t remaining = high, start = 0;
+    if (j > 0) {
+      remaining -= l.zeros_before[j - 1];
+      start = 64 * (j - 1) * l.sample_words;
+    }
     bool found = false;
-    for (uint64_t w = 0; w < l.bitmap_bits; w += 64) {
+    for (uint64_t w = start; w < l.bitmap_bits; w += 64) {
       const auto width = static_cast<unsigned>(std::min<uint64_t>(64, l.bitmap_bits - w));
       uint64_t zeros = ~LoadBitsWithin(data_, size_, w, width) & LowMask(width);
-      const auto count = static_cast<uint64_t>(__builtin_popcountll(zeros));
+      const uint64_t count = PopCount(zeros);
       if (count < remaining) {
         remaining -= count;
         continue;

@@ -16,8 +16,9 @@
 //
 // which uses every payload bit. FPR <= n / N, about 2^-(b - 1.9) at b
 // payload bits/key: within 2 bits/key of the log2(1/FPR) bound, against a
-// Bloom filter's 1.44x. A query costs a popcount scan over the bitmap
-// (n + buckets bits, about 2.4 bits/key) and a few k-bit compares.
+// Bloom filter's 1.44x. Parsing counts the bitmap's ones (n + buckets
+// bits, about 2.4 bits/key) and keeps 16 rank samples; a query then scans
+// at most a sixteenth of the bitmap and compares a few k-bit low parts.
 //
 // Protection: the check is XXH3 over the whole filter; with the format
 // rule that no small filter passes a version-1 reader's trailer checks
@@ -48,12 +49,21 @@ size_t SmallTrailerSize(size_t num_keys);
 
 // The decoded shape of a small filter.
 struct SmallLayout {
+  static constexpr unsigned kRankSamples = 16;
+
   uint64_t num_keys = 0;     // n, 1..kMaxSmallKeys
   unsigned low_bits = 0;     // k
   uint64_t buckets = 0;      // N >> k, >= 1
   uint64_t range = 0;        // N = buckets << k, < 2^64
   uint64_t bitmap_bits = 0;  // n + buckets - 1
   uint64_t payload_bits = 0;
+  // Not stored in the filter: ParseSmallFilter counts them while checking
+  // the bitmap, so that a query scans at most sample_words words of it.
+  // zeros_before[j]: zeros in the bitmap's first j * sample_words words,
+  // for j < num_samples.
+  uint64_t sample_words = 1;
+  unsigned num_samples = 0;
+  uint32_t zeros_before[kRankSamples] = {};
 };
 
 // The layout of a small filter of `num_keys` distinct keys in
