@@ -126,8 +126,10 @@ class FilterReader {
 
 // Parses `size` bytes at `data` once and returns a reader for them. Content
 // that is not an intact sstfilter filter of a known format version (wrong
-// marker, unknown kind, bad parameters, wrong length, checksum mismatch)
-// yields a reader that answers true for every hash. Never fails, never
+// marker, unknown kind, bad parameters, wrong length, checksum mismatch;
+// for the small form, as far as its 11- or 13-bit check and its bitmap's
+// count of ones can tell: docs/format.md) yields a reader that answers
+// true for every hash. Never fails, never
 // reads outside [data, data + size).
 std::unique_ptr<FilterReader> NewFilterReader(const char* data, size_t size);
 

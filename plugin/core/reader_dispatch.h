@@ -4,9 +4,9 @@
 // the exact (final) type to a callback, so that callers can keep it by
 // value and probe without a virtual call: NewFilterReader (filter.cc),
 // FilterMayMatch, and the RocksDB adapter, which wraps each type in its
-// own FilterBitsReader. Small filters get SmallReader. Semi-sorted cuckoo filters with f = 8..17 get a
-// reader whose bucket codec has the width compiled in; fuse filters one
-// with the arity compiled in.
+// own FilterBitsReader. Small filters get SmallReader; semi-sorted cuckoo
+// filters with f = 8..17 get a reader whose bucket codec has the width
+// compiled in; fuse filters one with the arity compiled in.
 
 #pragma once
 
@@ -45,8 +45,9 @@ struct ParsedFilter {
 // filter (trailer marker, version and kind, then the kind's parameters and
 // shape) is trusted if its checksum matches, or `check` says the engine
 // verified the bytes. Anything else is trusted only as a small filter
-// (ParseSmallFilter: its check, always verified, and its layout): no small
-// filter passes the version-1 checks, so the two never overlap.
+// (ParseSmallFilter: its check, always verified, its layout and its
+// bitmap's count of ones): no small filter passes the version-1 checks,
+// so the two never overlap.
 bool ParseFilter(const char* data, size_t size, ParsedFilter* f,
                  ChecksumCheck check = ChecksumCheck::kVerify);
 
