@@ -83,9 +83,9 @@ TEST(LevelDBSmallFilters, FalsePositiveRatesAtLevelDBsSizes) {
 // The issue 16 promise: at every filter size, in no more bytes than
 // LevelDB's own Bloom filter, at least its accuracy (random keys, where
 // LevelDB's hash is at its best), from 10 bits/key. Below that, filters of
-// under about 12 keys lose: LevelDB gives them at least 64 bits and one
-// byte of overhead, the small form two or three (docs/design.md has the
-// figures).
+// under about 20 keys can lose (up to 1.27x at 8 bits/key): LevelDB spends
+// one byte of overhead, the small form two or three
+// (tools/small_filter_model.py, docs/design.md).
 TEST(LevelDBSmallFilters, NeverLessAccurateThanLevelDBsBloomInItsBytes) {
   for (int bits : {10, 12, 16}) {
     std::unique_ptr<const leveldb::FilterPolicy> leveldb_bloom(leveldb::NewBloomFilterPolicy(bits));
