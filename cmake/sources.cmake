@@ -14,6 +14,7 @@ set(SSTFILTER_CORE_SOURCES
   plugin/core/fuse_reader.cc
   plugin/core/hash.cc
   plugin/core/small_filter.cc
+  plugin/core/level_allocation.cc
   plugin/core/trailer.cc)
 
 # RocksDB adapter: policies, options, registration, the policy check.
@@ -21,6 +22,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/bits_adapter.cc
   plugin/rocksdb/builtin_family.cc
   plugin/rocksdb/check.cc
+  plugin/rocksdb/level_model.cc
   plugin/rocksdb/migrate.cc
   plugin/rocksdb/policy.cc
   plugin/rocksdb/registration.cc)

@@ -153,6 +153,52 @@ TEST(OptionsTest, CompatBuiltinSurvivesTheOptionsFileRoundTrip) {
   EXPECT_FALSE(plain.filter_policy->AreEquivalent(config, table.filter_policy.get(), &mismatch));
 }
 
+TEST(OptionsTest, AllocationSurvivesTheOptionsFileRoundTrip) {
+  rocksdb::ConfigOptions config;
+  for (const char* id : {"sstfilter.cuckoo", "sstfilter.bloom", "sstfilter.fuse"}) {
+    rocksdb::BlockBasedTableOptions table;
+    const std::string text = std::string("filter_policy={id=") + id +
+                             ";bits_per_key=10;allocation=monkey}";
+    ASSERT_TRUE(rocksdb::GetBlockBasedTableOptionsFromString(config, {}, text, &table).ok())
+        << text;
+    ASSERT_NE(table.filter_policy, nullptr);
+    std::unique_ptr<rocksdb::TableFactory> factory(rocksdb::NewBlockBasedTableFactory(table));
+    std::string serialized;
+    ASSERT_TRUE(factory->GetOptionString(config, &serialized).ok());
+    EXPECT_NE(serialized.find("allocation=monkey"), std::string::npos) << serialized;
+    rocksdb::BlockBasedTableOptions reparsed;
+    ASSERT_TRUE(
+        rocksdb::GetBlockBasedTableOptionsFromString(config, {}, serialized, &reparsed).ok())
+        << serialized;
+    ASSERT_NE(reparsed.filter_policy, nullptr) << serialized;
+    std::string value;
+    ASSERT_TRUE(reparsed.filter_policy->GetOption(config, "allocation", &value).ok());
+    EXPECT_EQ(value, "monkey");
+    std::string mismatch;
+    EXPECT_TRUE(
+        reparsed.filter_policy->AreEquivalent(config, table.filter_policy.get(), &mismatch))
+        << mismatch;
+    // The default is uniform, and not equivalent to monkey.
+    rocksdb::Status s;
+    const auto uniform = FromString(std::string(id) + ":10", &s);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(uniform->GetOption(config, "allocation", &value).ok());
+    EXPECT_EQ(value, "uniform");
+    EXPECT_FALSE(uniform->AreEquivalent(config, table.filter_policy.get(), &mismatch));
+  }
+}
+
+TEST(OptionsTest, UnknownAllocationIsInvalidArgument) {
+  for (const char* bad : {"{id=sstfilter.cuckoo;bits_per_key=10;allocation=monky}",
+                          "{id=sstfilter.bloom;allocation=}",
+                          "{id=sstfilter.cuckoo;allocation=Monkey}"}) {
+    rocksdb::Status s;
+    FromString(bad, &s);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("uniform, monkey"), std::string::npos) << s.ToString();
+  }
+}
+
 TEST(OptionsTest, UnregisteredIdIsSilentlyDroppedByRocksDB) {
   // Documents the trap the README warns about: not our id, not our
   // catch-all, so RocksDB returns OK and a null policy.

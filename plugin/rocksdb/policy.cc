@@ -93,6 +93,43 @@ const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& FamilyOptionsMap
   return *map;
 }
 
+rocksdb::Status ParseAllocationOption(const rocksdb::ConfigOptions&, const std::string&,
+                                     const std::string& value, void* addr) {
+  if (!AllocationFromName(value, static_cast<Allocation*>(addr))) {
+    return rocksdb::Status::InvalidArgument("sstfilter: allocation '" + value +
+                                            "' is not one of: uniform, monkey");
+  }
+  return rocksdb::Status::OK();
+}
+
+rocksdb::Status SerializeAllocationOption(const rocksdb::ConfigOptions&, const std::string&,
+                                          const void* addr, std::string* value) {
+  *value = AllocationName(*static_cast<const Allocation*>(addr));
+  return rocksdb::Status::OK();
+}
+
+bool AllocationOptionEquals(const rocksdb::ConfigOptions&, const std::string& name,
+                            const void* a, const void* b, std::string* mismatch) {
+  if (*static_cast<const Allocation*>(a) == *static_cast<const Allocation*>(b)) {
+    return true;
+  }
+  *mismatch = name;
+  return false;
+}
+
+const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& AllocationOptionsMap() {
+  static const auto* map =
+      new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
+          {"allocation",
+           rocksdb::OptionTypeInfo(0, rocksdb::OptionType::kUnknown,
+                                   rocksdb::OptionVerificationType::kNormal,
+                                   rocksdb::OptionTypeFlags::kNone)
+               .SetParseFunc(ParseAllocationOption)
+               .SetSerializeFunc(SerializeAllocationOption)
+               .SetEqualsFunc(AllocationOptionEquals)}};
+  return *map;
+}
+
 const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
   static const auto* map =
       new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
@@ -115,6 +152,7 @@ SstFilterPolicy::SstFilterPolicy(const FilterSpec& spec, Compat compat)
       builtin_name_(id_ + kBuiltinNameSuffix) {
   RegisterOptions("sstfilter", &spec_, &OptionsMap());
   RegisterOptions("sstfilter.compat", &compat_, &FamilyOptionsMap());
+  RegisterOptions("sstfilter.allocation", &allocation_, &AllocationOptionsMap());
   PublishedBy(this);
 }
 
@@ -126,8 +164,10 @@ const char* SstFilterPolicy::CompatibilityName() const {
 rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const rocksdb::FilterBuildingContext& context) const {
   ReceivedFrom(this);
+  const FilterSpec spec =
+      allocation_ == Allocation::kMonkey ? level_model_->SpecFor(context, spec_) : spec_;
   return new BitsBuilderAdapter(
-      NewFilterBuilder(spec_),
+      NewFilterBuilder(spec),
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
 }

@@ -9,6 +9,8 @@
 #include <sstfilter/sstfilter.h>
 
 #include "../core/filter_spec.h"
+#include "../core/level_allocation.h"
+#include "level_model.h"
 #include "rocksdb_internal.h"
 
 namespace sstfilter {
@@ -25,8 +27,10 @@ constexpr char kBuiltinNameSuffix[] = "+builtin";
 class SstFilterPolicy : public rocksdb::FilterPolicy {
  public:
   // Requires ValidateFilterSpec(spec).empty(). Options: "bits_per_key",
-  // validated the same way when set from a string, and "compat",
-  // "sstfilter" (the default) or "builtin".
+  // validated the same way when set from a string; "compat", "sstfilter"
+  // (the default) or "builtin"; "allocation", "uniform" (the default:
+  // bits_per_key for every file) or "monkey" (bits_per_key on average,
+  // spread over the levels: LevelModel).
   explicit SstFilterPolicy(const FilterSpec& spec,
                            Compat compat = Compat::kSstfilter);
 
@@ -60,10 +64,15 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
 
   const FilterSpec& spec() const { return spec_; }
   Compat compat() const { return compat_; }
+  Allocation allocation() const { return allocation_; }
 
  private:
   FilterSpec spec_;
   Compat compat_;
+  Allocation allocation_ = Allocation::kUniform;
+  // Learned per policy object, so mutable state behind a const interface
+  // (LevelModel is thread-safe).
+  std::unique_ptr<LevelModel> level_model_ = std::make_unique<LevelModel>();
   std::string id_;
   std::string builtin_name_;  // id_ + kBuiltinNameSuffix
 };

@@ -24,6 +24,17 @@
 // RocksDB's own reader), and its filters read as "may match" for every key
 // under a built-in policy after a switch back. docs/policy_switches.md.
 //
+// With the option allocation=monkey (filter_policy={id=sstfilter.cuckoo;
+// bits_per_key=10;allocation=monkey}) a policy spends bits_per_key on
+// average over a levelled tree instead of in every file: fewer bits in the
+// bottom level, more in the small upper ones, so that the false positives
+// summed over every run a lookup probes are several times fewer for the same
+// memory (Monkey, SIGMOD 2017; docs/design.md). A level's filter may be a
+// Bloom filter where that is the more accurate for its bits. Files whose
+// level is unknown (SstFileWriter), FIFO and universal compaction get
+// bits_per_key. allocation=uniform is the default. Switching either way on
+// a live DB is safe: every sstfilter policy reads every sstfilter filter.
+//
 // Registration: loading libsstfilter.so (LD_PRELOAD or linking) registers
 // the policies in ObjectLibrary::Default(). With the static library, call
 // RegisterSstFilter yourself. WARNING: RocksDB silently replaces a policy

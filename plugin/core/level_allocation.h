@@ -1,0 +1,86 @@
+// Level-aware filter budgets: Monkey's allocation (Dayan, Athanassoulis,
+// Idreos, SIGMOD 2017) over a model of a levelled LSM tree.
+//
+// A lookup of an absent key probes one filter per sorted run (every L0
+// file, one file per deeper level) and reads a data block for each false
+// positive, so what it costs is the SUM of those filters' FPRs. At a fixed
+// total of bits, that sum is smallest when every run's FPR is proportional
+// to its share of the keys (the Lagrangian condition for FPR(b) ~ e^(-a b)):
+// the large bottom level gives up a fraction of a bit per key, the small
+// upper levels take several more bits each.
+//
+// The model: levels base..bottom hold keys in the ratio fanout^(L - bottom)
+// (what RocksDB's level targets aim for, exactly so with
+// level_compaction_dynamic_level_bytes); L0 holds `l0_files` runs that
+// together weigh as much as the base level (RocksDB's defaults: 4 files of
+// 64 MiB against a 256 MiB base). The plan is solved numerically on the
+// core's own expected-FPR curves, so per level it may pick Bloom rather
+// than the configured type where Bloom is the more accurate for that
+// level's bits, and it spends exactly the configured average bits/key over
+// the model's keys. A tree whose levels do not follow the model gets a
+// different average: docs/design.md says how far, measured.
+//
+// Stateless and deterministic: the same inputs give the same plan.
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "filter_spec.h"
+
+namespace sstfilter {
+
+enum class Allocation {
+  kUniform,  // "uniform": bits_per_key for every file (the default)
+  kMonkey,   // "monkey": per level, as LevelPlan says
+};
+
+// "uniform", "monkey".
+const char* AllocationName(Allocation allocation);
+bool AllocationFromName(const std::string& name, Allocation* allocation);
+
+// The levelled tree the plan is solved for.
+struct LevelShape {
+  int base_level = 1;    // shallowest level below L0 with data, >= 1
+  int bottom_level = 1;  // deepest level with data, >= base_level
+  double fanout = 10;    // key ratio between adjacent levels, > 1
+  int l0_files = 4;      // sorted runs in L0, >= 1
+};
+
+// What one level's files get.
+struct LevelFilter {
+  FilterSpec spec;         // type (the configured one or Bloom) and bits/key
+  double key_share = 0;    // one run's share of the model's keys
+  double expected_fpr = 0; // one run's model FPR
+};
+
+class LevelPlan {
+ public:
+  // Requires ValidateFilterSpec(budget).empty() and a shape within the
+  // bounds above (others are clamped into them). Costs about a millisecond:
+  // callers keep plans.
+  static LevelPlan Solve(const FilterSpec& budget, const LevelShape& shape);
+
+  // The filter for files created at `level`: L0's for level <= 0, the
+  // base level's for levels between 1 and base (empty in the model, and
+  // smaller than the base level), the bottom level's below the bottom.
+  // Every spec passes ValidateFilterSpec.
+  const LevelFilter& ForLevel(int level) const;
+
+  const LevelShape& shape() const { return shape_; }
+  // Average bits/key over the model's keys (the budget, up to rounding).
+  double ModelBitsPerKey() const;
+  // Sum of the model FPRs over every run a lookup probes.
+  double ModelFprSum() const;
+
+ private:
+  LevelShape shape_;
+  std::vector<LevelFilter> levels_;  // [0] is L0, [i] is base_level + i - 1
+};
+
+// Expected FPR of a large filter of `spec` (about 100k keys, the size of a
+// typical SST's), from the core's models.
+double ExpectedFprOf(const FilterSpec& spec);
+
+}  // namespace sstfilter
