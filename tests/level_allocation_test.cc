@@ -32,12 +32,15 @@ TEST(LevelAllocationTest, SpendsTheBudgetAndFavoursSmallLevels) {
       const LevelPlan plan = LevelPlan::Solve(budget, LevelShape{3, 6, 10, 4});
       SCOPED_TRACE(std::string(FilterTypeName(type)) + " " + std::to_string(bits));
       EXPECT_NEAR(plan.ModelBitsPerKey(), bits, 0.01 * bits);
-      // Bottom level below the budget, each level above it more than the next.
+      // Bottom level below the budget, each level above it at least as many
+      // bits as the next (fuse filters' FPR falls in steps of several bits,
+      // so two small levels may share one), the base level far more.
       EXPECT_LT(plan.ForLevel(6).spec.bits_per_key, bits);
       for (int level = 3; level < 6; ++level) {
-        EXPECT_GT(plan.ForLevel(level).spec.bits_per_key,
-                  plan.ForLevel(level + 1).spec.bits_per_key + 1) << "L" << level;
+        EXPECT_GE(plan.ForLevel(level).spec.bits_per_key,
+                  plan.ForLevel(level + 1).spec.bits_per_key) << "L" << level;
       }
+      EXPECT_GT(plan.ForLevel(3).spec.bits_per_key, plan.ForLevel(6).spec.bits_per_key + 5);
       EXPECT_GE(plan.ForLevel(0).spec.bits_per_key, plan.ForLevel(3).spec.bits_per_key);
       for (int level = 0; level <= 7; ++level) {
         const FilterSpec& spec = plan.ForLevel(level).spec;

@@ -15,17 +15,58 @@ constexpr size_t kModelKeys = 100000;
 // Bits/key grid of the solver.
 constexpr double kGridStep = 1.0 / 16;
 
-struct Point {
-  double bits;
-  double fpr;
-  FilterType type;
-};
+// Picks, for Lagrange multiplier `lambda`, each class's grid point
+// minimising fpr + lambda * share * bits (into choice); returns the average
+// bits/key spent.
+double Choose(const std::vector<FprCurve::Point>& curve, const std::vector<RunClass>& runs,
+              double lambda, std::vector<size_t>* choice) {
+  double spent = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    double best = 0;
+    for (size_t i = 0; i < curve.size(); ++i) {
+      const double cost = curve[i].fpr + lambda * runs[r].share * curve[i].bits;
+      if (i == 0 || cost < best) {
+        best = cost;
+        (*choice)[r] = i;
+      }
+    }
+    spent += runs[r].count * runs[r].share * curve[(*choice)[r]].bits;
+  }
+  return spent;
+}
 
-// The best FPR reachable at `bits` among the configured type and Bloom;
-// false if neither accepts `bits`.
-bool BestAt(FilterType configured, double bits, Point* best) {
+}  // namespace
+
+FprCurve::FprCurve(const FilterSpec& budget) : budget_(budget) {
+  const double hi = std::min(kMaxBitsPerKey, 3 * budget.bits_per_key + 12);
+  std::vector<Point> grid;
+  for (double bits = kMinBitsPerKey; bits <= hi + 1e-9; bits += kGridStep) {
+    Point p;
+    if (BestAt(bits, &p)) grid.push_back(p);
+  }
+  // Only the lower convex hull: cuckoo's FPR falls in steps (one more
+  // fingerprint bit), and a point inside a step is never worth its bits.
+  // Without this, the solver could leave the bottom level just below a
+  // step, at twice the FPR, to save a twentieth of a bit.
+  for (const Point& p : grid) {
+    while (!points_.empty() && p.fpr >= points_.back().fpr) points_.pop_back();
+    while (points_.size() >= 2) {
+      const Point& a = points_[points_.size() - 2];
+      const Point& b = points_.back();
+      // Drop b if it lies on or above the segment from a to p.
+      if ((b.fpr - a.fpr) * (p.bits - a.bits) >= (p.fpr - a.fpr) * (b.bits - a.bits)) {
+        points_.pop_back();
+      } else {
+        break;
+      }
+    }
+    points_.push_back(p);
+  }
+}
+
+bool FprCurve::BestAt(double bits, Point* best) const {
   bool found = false;
-  for (FilterType type : {configured, FilterType::kBloom}) {
+  for (FilterType type : {budget_.type, FilterType::kBloom}) {
     const FilterSpec spec{type, bits};
     if (!ValidateFilterSpec(spec).empty()) continue;
     const double fpr = ExpectedFprOf(spec);
@@ -35,32 +76,41 @@ bool BestAt(FilterType configured, double bits, Point* best) {
   return found;
 }
 
-// One class of runs: `count` runs of `share` of the keys each.
-struct RunClass {
-  double share;
-  int count;
-  size_t choice = 0;  // index into the curve
-};
-
-// Picks, for Lagrange multiplier `lambda`, each class's point minimising
-// fpr + lambda * share * bits; returns the average bits/key spent.
-double Choose(const std::vector<Point>& curve, double lambda, std::vector<RunClass>* runs) {
-  double spent = 0;
-  for (RunClass& r : *runs) {
-    double best = 0;
-    for (size_t i = 0; i < curve.size(); ++i) {
-      const double cost = curve[i].fpr + lambda * r.share * curve[i].bits;
-      if (i == 0 || cost < best) {
-        best = cost;
-        r.choice = i;
-      }
+std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
+                                         const std::vector<RunClass>& runs) {
+  const auto& points = curve.points();
+  const double budget = curve.budget().bits_per_key;
+  std::vector<size_t> choice(runs.size(), 0);
+  // Bisect the multiplier (log scale) for the smallest spend within budget.
+  double lo_log = std::log(1e-16), hi_log = std::log(1e6);
+  for (int iter = 0; iter < 60; ++iter) {
+    const double mid = 0.5 * (lo_log + hi_log);
+    if (Choose(points, runs, std::exp(mid), &choice) > budget) {
+      lo_log = mid;
+    } else {
+      hi_log = mid;
     }
-    spent += r.count * r.share * curve[r.choice].bits;
   }
-  return spent;
-}
+  Choose(points, runs, std::exp(hi_log), &choice);
 
-}  // namespace
+  std::vector<LevelFilter> out;
+  double upper = 0;  // spent by all but the bottom
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const FprCurve::Point& p = points[choice[r]];
+    out.push_back({FilterSpec{p.type, p.bits}, runs[r].share, p.fpr});
+    if (r + 1 < runs.size()) upper += runs[r].count * runs[r].share * p.bits;
+  }
+  // The grid leaves a little of the budget unspent: the bottom, which holds
+  // most keys, takes exactly what remains (never below a valid size).
+  LevelFilter& bottom = out.back();
+  const double exact = (budget - upper) / (runs.back().count * runs.back().share);
+  FprCurve::Point p;
+  if (std::isfinite(exact) && curve.BestAt(std::min(exact, kMaxBitsPerKey), &p)) {
+    bottom.spec = FilterSpec{p.type, p.bits};
+    bottom.expected_fpr = p.fpr;
+  }
+  return out;
+}
 
 const char* AllocationName(Allocation allocation) {
   return allocation == Allocation::kMonkey ? "monkey" : "uniform";
@@ -115,45 +165,9 @@ LevelPlan LevelPlan::Solve(const FilterSpec& budget, const LevelShape& requested
   runs.push_back({weight[0] / shape.l0_files / total, shape.l0_files});
   for (int i = 0; i < levels; ++i) runs.push_back({weight[i] / total, 1});
 
-  // The FPR curve of the best type at each grid point.
-  const double hi = std::min(kMaxBitsPerKey, 3 * budget.bits_per_key + 12);
-  std::vector<Point> curve;
-  for (double bits = kMinBitsPerKey; bits <= hi + 1e-9; bits += kGridStep) {
-    Point p;
-    if (BestAt(budget.type, bits, &p)) curve.push_back(p);
-  }
-
-  // Bisect the multiplier (log scale) for the smallest spend within budget.
-  double lo_log = std::log(1e-16), hi_log = std::log(1e6);
-  for (int iter = 0; iter < 100; ++iter) {
-    const double mid = 0.5 * (lo_log + hi_log);
-    if (Choose(curve, std::exp(mid), &runs) > budget.bits_per_key) {
-      lo_log = mid;
-    } else {
-      hi_log = mid;
-    }
-  }
-  Choose(curve, std::exp(hi_log), &runs);
-
   LevelPlan plan;
   plan.shape_ = shape;
-  for (const RunClass& r : runs) {
-    const Point& p = curve[r.choice];
-    plan.levels_.push_back({FilterSpec{p.type, p.bits}, r.share, p.fpr});
-  }
-  // The grid leaves a little of the budget unspent: the bottom level, which
-  // holds most keys, takes exactly what remains (never below a valid size).
-  double upper = 0;
-  for (size_t i = 0; i + 1 < runs.size(); ++i) {
-    upper += runs[i].count * runs[i].share * plan.levels_[i].spec.bits_per_key;
-  }
-  LevelFilter& bottom = plan.levels_.back();
-  Point p = curve[runs.back().choice];
-  const double exact = (budget.bits_per_key - upper) / bottom.key_share;
-  if (std::isfinite(exact) && BestAt(budget.type, std::min(exact, kMaxBitsPerKey), &p)) {
-    bottom.spec = FilterSpec{p.type, p.bits};
-    bottom.expected_fpr = p.fpr;
-  }
+  plan.levels_ = SolveAllocation(FprCurve(budget), runs);
   return plan;
 }
 

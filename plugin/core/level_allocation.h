@@ -9,18 +9,19 @@
 // the large bottom level gives up a fraction of a bit per key, the small
 // upper levels take several more bits each.
 //
-// The model: levels base..bottom hold keys in the ratio fanout^(L - bottom)
-// (what RocksDB's level targets aim for, exactly so with
-// level_compaction_dynamic_level_bytes); L0 holds `l0_files` runs that
-// together weigh as much as the base level (RocksDB's defaults: 4 files of
-// 64 MiB against a 256 MiB base). The plan is solved numerically on the
-// core's own expected-FPR curves, so per level it may pick Bloom rather
-// than the configured type where Bloom is the more accurate for that
-// level's bits, and it spends exactly the configured average bits/key over
-// the model's keys. A tree whose levels do not follow the model gets a
-// different average: docs/design.md says how far, measured.
+// SolveAllocation takes the runs' shares (the RocksDB adapter estimates
+// them from the files it builds: rocksdb/level_model.h). It solves
+// numerically on the core's own expected-FPR curves, so per run it may
+// pick Bloom rather than the configured type where Bloom is the more
+// accurate for that run's bits, and it spends exactly the configured
+// average bits/key over the shares it is given.
 //
-// Stateless and deterministic: the same inputs give the same plan.
+// LevelPlan is the same over a model tree: levels base..bottom holding keys
+// in the ratio fanout^(L - bottom) (what RocksDB's level targets aim for);
+// L0 `l0_files` runs that together weigh as much as the base level
+// (RocksDB's defaults: 4 files of 64 MiB against a 256 MiB base).
+//
+// Stateless and deterministic: the same inputs give the same answer.
 
 #pragma once
 
@@ -48,24 +49,60 @@ struct LevelShape {
   int l0_files = 4;      // sorted runs in L0, >= 1
 };
 
-// What one level's files get.
+// What one run's files get.
 struct LevelFilter {
   FilterSpec spec;         // type (the configured one or Bloom) and bits/key
-  double key_share = 0;    // one run's share of the model's keys
+  double key_share = 0;    // one run's share of the keys
   double expected_fpr = 0; // one run's model FPR
 };
 
+// The best expected FPR by bits/key, among the configured type and Bloom
+// (only Bloom for a Bloom budget): the lower convex hull of a grid (1/16
+// bit) from the smallest valid budget to 3 * budget + 12, the only points
+// a Lagrangian solution picks. Immutable once built (about 20 ms): share it.
+class FprCurve {
+ public:
+  struct Point {
+    double bits;
+    double fpr;
+    FilterType type;
+  };
+  // Requires ValidateFilterSpec(budget).empty().
+  explicit FprCurve(const FilterSpec& budget);
+  const FilterSpec& budget() const { return budget_; }
+  const std::vector<Point>& points() const { return points_; }
+  // The best point at exactly `bits`; false if no type accepts it.
+  bool BestAt(double bits, Point* point) const;
+
+ private:
+  FilterSpec budget_;
+  std::vector<Point> points_;
+};
+
+// `count` sorted runs of `share` of the keys each.
+struct RunClass {
+  double share = 0;
+  int count = 1;
+};
+
+// Monkey's allocation over `runs` (shares summing to about 1; the last
+// class is the bottom level, which takes whatever the others leave of the
+// budget, so the average is the budget exactly): per class, the filter
+// minimising the summed FPR of all runs. Every spec passes
+// ValidateFilterSpec.
+std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
+                                         const std::vector<RunClass>& runs);
+
+// The plan for a model tree (shape above), for tests, tools and docs.
 class LevelPlan {
  public:
-  // Requires ValidateFilterSpec(budget).empty() and a shape within the
-  // bounds above (others are clamped into them). Costs about a millisecond:
-  // callers keep plans.
+  // Requires ValidateFilterSpec(budget).empty(); shape bounds as above
+  // (others are clamped into them).
   static LevelPlan Solve(const FilterSpec& budget, const LevelShape& shape);
 
   // The filter for files created at `level`: L0's for level <= 0, the
-  // base level's for levels between 1 and base (empty in the model, and
-  // smaller than the base level), the bottom level's below the bottom.
-  // Every spec passes ValidateFilterSpec.
+  // base level's for levels between 1 and base, the bottom level's below
+  // the bottom.
   const LevelFilter& ForLevel(int level) const;
 
   const LevelShape& shape() const { return shape_; }

@@ -25,13 +25,28 @@ BitsBuilderAdapter::BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
       verify_after_build_(verify_after_build),
       builtin_guard_(builtin_guard) {}
 
+void BitsBuilderAdapter::SetChooser(FilterChooser chooser, const FilterSpec& initial) {
+  chooser_ = std::move(chooser);
+  initial_spec_ = initial;
+}
+
 void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
+  if (chooser_) {
+    if (!has_first_key_) first_key_.assign(key.data(), key.size());
+    has_first_key_ = true;
+    last_key_.assign(key.data(), key.size());
+  }
   core_->AddHash(HashOf(key));
 }
 
 #if ROCKSDB_MAJOR >= 9
 void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {
+  if (chooser_) {
+    if (!has_first_key_) first_key_.assign(key.data(), key.size());
+    has_first_key_ = true;
+    last_key_.assign(key.data(), key.size());
+  }
   core_->AddHash(HashOf(key));
   const uint64_t alt_hash = HashOf(alt);
   if (!has_last_alt_ || alt_hash != last_alt_hash_) core_->AddHash(alt_hash);
@@ -43,6 +58,15 @@ void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
 size_t BitsBuilderAdapter::EstimateEntriesAdded() { return core_->NumHashes(); }
 
 rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
+  if (chooser_) {
+    const FilterSpec spec = chooser_(core_->NumHashes(), first_key_, last_key_);
+    chooser_ = nullptr;
+    if (spec.type != initial_spec_.type || spec.bits_per_key != initial_spec_.bits_per_key) {
+      auto chosen = NewFilterBuilder(spec);
+      for (uint64_t h : core_->hashes()) chosen->AddHash(h);
+      core_ = std::move(chosen);
+    }
+  }
   if (verify_after_build_) finished_hashes_ = core_->hashes();
   std::string filter;
   core_->Finish(&filter);

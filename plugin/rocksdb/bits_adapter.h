@@ -4,14 +4,22 @@
 
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "../core/filter.h"
+#include "../core/filter_spec.h"
 #include "rocksdb_internal.h"
 
 namespace sstfilter {
+
+// Decides a file's filter when it is finished, from its distinct key count
+// and its first and last key (keys arrive sorted).
+using FilterChooser =
+    std::function<FilterSpec(size_t num_keys, const std::string& first_key,
+                             const std::string& last_key)>;
 
 class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
  public:
@@ -21,6 +29,11 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // (builtin_family.h).
   BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
                      bool verify_after_build, bool builtin_guard = false);
+
+  // With a chooser, the first Finish asks it which filter to build (until
+  // then `core` collects the keys and sizes partitions) and later Finishes
+  // (partitions) build the same kind. Set before the first AddKey.
+  void SetChooser(FilterChooser chooser, const FilterSpec& initial);
 
   void AddKey(const rocksdb::Slice& key) override;
 #if ROCKSDB_MAJOR >= 9
@@ -38,6 +51,10 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
 
  private:
   std::unique_ptr<FilterBuilder> core_;
+  FilterChooser chooser_;  // empty once used
+  FilterSpec initial_spec_;
+  std::string first_key_, last_key_;  // tracked only with a chooser
+  bool has_first_key_ = false;
   bool verify_after_build_;
   bool builtin_guard_;
   std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying

@@ -5,51 +5,101 @@
 namespace sstfilter {
 namespace {
 
-void StoreMax(std::atomic<int>* a, int v) {
-  int cur = a->load(std::memory_order_relaxed);
-  while (v > cur && !a->compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
-  }
-}
+// Weight of a new L0 file in the average L0 file.
+constexpr double kNewWeight = 0.3;
+// Runs assumed in L0 (RocksDB's default level0_file_num_compaction_trigger).
+constexpr int kL0Files = 4;
 
-void StoreMin(std::atomic<int>* a, int v) {
-  int cur = a->load(std::memory_order_relaxed);
-  while (v < cur && !a->compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
-  }
+bool Overlap(const std::string& a_first, const std::string& a_last,
+             const std::string& b_first, const std::string& b_last) {
+  return !(a_last < b_first || b_last < a_first);
 }
 
 }  // namespace
 
-FilterSpec LevelModel::SpecFor(const rocksdb::FilterBuildingContext& context,
-                               const FilterSpec& budget) {
-  const int level = context.level_at_creation;
-  if (level < 0 || context.compaction_style != rocksdb::kCompactionStyleLevel) return budget;
-  if (level >= 1) {
-    StoreMax(&deepest_, level);
-    StoreMin(&shallowest_, level);
+std::shared_ptr<const FprCurve> LevelModel::CurveFor(const FilterSpec& budget) {
+  if (!curve_ || curve_->budget().type != budget.type ||
+      curve_->budget().bits_per_key != budget.bits_per_key) {
+    curve_ = std::make_shared<const FprCurve>(budget);
   }
-  LevelShape shape;
-  shape.bottom_level = deepest_.load(std::memory_order_relaxed);
-  if (shape.bottom_level == 0) return budget;
-  shape.base_level = std::min(shallowest_.load(std::memory_order_relaxed), shape.bottom_level);
-  if (level >= 1 && !context.is_bottommost && level == shape.bottom_level) {
-    // Data below this file's range: the bottom is deeper than any file
-    // built so far (a trivial move put it there, or this is a reopen).
-    shape.bottom_level = level + 1;
-    if (context.num_levels > 0) {
-      shape.bottom_level = std::min(shape.bottom_level, context.num_levels - 1);
-    }
-  }
-  return PlanFor(budget, shape)->ForLevel(level).spec;
+  return curve_;
 }
 
-std::shared_ptr<const LevelPlan> LevelModel::PlanFor(const FilterSpec& budget,
-                                                     const LevelShape& shape) {
-  const auto key = std::make_tuple(static_cast<int>(budget.type), budget.bits_per_key,
-                                   shape.base_level, shape.bottom_level);
+void LevelModel::Learn(const FileFacts& file) {
+  const int level = file.level;
+  if (level == 0) {
+    const double n = static_cast<double>(file.num_keys);
+    l0_keys_ = l0_keys_ > 0 ? (1 - kNewWeight) * l0_keys_ + kNewWeight * n : n;
+    return;
+  }
+  deepest_ = std::max(deepest_, level);
+  if (live_.size() <= static_cast<size_t>(level)) live_.resize(level + 1);
+  auto& here = live_[level];
+  here.erase(std::remove_if(here.begin(), here.end(),
+                            [&](const LiveFile& f) {
+                              return Overlap(f.first, f.last, file.first_key, file.last_key);
+                            }),
+             here.end());
+  here.push_back({file.first_key, file.last_key, file.num_keys, ++clock_});
+  if (level < 2) return;
+  // Files of the level above that this level has rewritten since they were
+  // built: every file of here overlapping one is newer, and together they
+  // reach past both its ends.
+  auto& above = live_[level - 1];
+  above.erase(
+      std::remove_if(above.begin(), above.end(),
+                     [&](const LiveFile& f) {
+                       if (!Overlap(f.first, f.last, file.first_key, file.last_key)) return false;
+                       bool covers_first = false, covers_last = false;
+                       for (const LiveFile& g : here) {
+                         if (!Overlap(f.first, f.last, g.first, g.last)) continue;
+                         if (g.birth < f.birth) return false;
+                         covers_first |= g.first <= f.first;
+                         covers_last |= g.last >= f.last;
+                       }
+                       return covers_first && covers_last;
+                     }),
+      above.end());
+}
+
+FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) {
+  if (file.level < 0 || file.num_keys == 0) return budget;
   std::lock_guard<std::mutex> lock(mu_);
-  auto& plan = plans_[key];
-  if (!plan) plan = std::make_shared<const LevelPlan>(LevelPlan::Solve(budget, shape));
-  return plan;
+  Learn(file);
+  const int level = file.level;
+  if (deepest_ == 0 || live_[deepest_].empty()) return budget;
+  if (level >= 1 && level == deepest_ && !file.is_bottommost) return budget;
+
+  std::vector<RunClass> runs;
+  std::vector<int> run_level;
+  double total = 0;
+  auto add = [&](int lv, double keys, int count) {
+    runs.push_back({keys, count});
+    run_level.push_back(lv);
+    total += keys * count;
+  };
+  if (l0_keys_ > 0) add(0, l0_keys_, kL0Files);
+  for (int lv = 1; lv <= deepest_; ++lv) {
+    double keys = 0;
+    for (const LiveFile& f : live_[lv]) keys += static_cast<double>(f.keys);
+    if (keys > 0) add(lv, keys, 1);
+  }
+  for (RunClass& r : runs) r.share /= total;
+  const std::vector<LevelFilter> plan = SolveAllocation(*CurveFor(budget), runs);
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (run_level[i] == level) return plan[i].spec;
+  }
+  return budget;
+}
+
+std::vector<double> LevelModel::LevelKeys() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<double> keys(std::max<size_t>(live_.size(), 1), 0.0);
+  keys[0] = l0_keys_;
+  for (size_t lv = 1; lv < live_.size(); ++lv) {
+    for (const LiveFile& f : live_[lv]) keys[lv] += static_cast<double>(f.keys);
+  }
+  return keys;
 }
 
 }  // namespace sstfilter

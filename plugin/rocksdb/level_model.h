@@ -1,48 +1,70 @@
 // What a policy with allocation=monkey learns of the tree it builds files
-// for, and the per-file filter that follows (core/level_allocation.h).
+// for, and each file's filter that follows (core/level_allocation.h).
 
 #pragma once
 
-#include <atomic>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
-
-#include <rocksdb/filter_policy.h>
+#include <string>
+#include <vector>
 
 #include "../core/level_allocation.h"
 
 namespace sstfilter {
 
-// Thread-safe; one per policy object. The shape is learned from the
-// contexts RocksDB passes to GetBuilderWithContext: the deepest and the
-// shallowest level below L0 that files were built for (is_bottommost = false
-// at the deepest level known says there is one more below). Nothing is
-// stored: after a reopen the policy knows nothing until the first
-// compaction builds a file, and until then every file gets the configured
-// budget. A level that empties later (the tree shrank) is still counted.
+// What a builder knows of its file when it finishes.
+struct FileFacts {
+  int level = -1;             // level_at_creation; -1 unknown
+  bool is_bottommost = false;
+  size_t num_keys = 0;        // distinct keys
+  std::string first_key, last_key;
+};
+
+// Thread-safe; one per policy object, shared with its builders.
+//
+// Level sizes are learned from the files the policy builds: per level below
+// L0, the key ranges and key counts of the files believed live, whose sum
+// is the level's estimate. A new file at level L replaces every file of L
+// its range overlaps (files of one level never overlap, so those are gone),
+// and retires a file of L-1 once files of L built after it overlap all of
+// its range and reach past both its ends (it was compacted down). L0 files
+// are runs of their own: an average of their key counts, and RocksDB's
+// default of 4 files. Nothing is stored: after a reopen the estimates start
+// empty, a file gets the configured budget until the policy has built one
+// in the deepest level it knows of, and until the levels are rebuilt the
+// bottom level looks smaller than it is, which spends less than the budget,
+// not more. A file in a level with data below that was never built gets
+// the budget. Files RocksDB moves to another level without rewriting them
+// (trivial moves) keep their filters and stay counted where they were
+// built until a rewrite replaces them.
 class LevelModel {
  public:
   LevelModel() = default;
   LevelModel(const LevelModel&) = delete;
   LevelModel& operator=(const LevelModel&) = delete;
 
-  // The filter for the file `context` describes, within `budget`'s
-  // average. `budget` itself where the level is unknown (-1: SstFileWriter
-  // and other files outside the tree), where nothing has been learned yet,
-  // and for compaction styles other than levelled (FIFO: every file is
-  // alike; universal: the context does not say a run's size).
-  FilterSpec SpecFor(const rocksdb::FilterBuildingContext& context, const FilterSpec& budget);
+  // Learns from `file` and returns its filter, within `budget`'s average
+  // over the tree as estimated.
+  FilterSpec SpecFor(const FileFacts& file, const FilterSpec& budget);
 
-  // The plan in use for `shape` at `budget` (solved once, then kept).
-  std::shared_ptr<const LevelPlan> PlanFor(const FilterSpec& budget, const LevelShape& shape);
+  // Estimated keys per level, [0] the average L0 file; 0 where unknown.
+  std::vector<double> LevelKeys() const;
 
  private:
-  std::atomic<int> deepest_{0};      // 0: no file below L0 built yet
-  std::atomic<int> shallowest_{1 << 20};
-  std::mutex mu_;                    // guards plans_
-  std::map<std::tuple<int, double, int, int>, std::shared_ptr<const LevelPlan>> plans_;
+  struct LiveFile {
+    std::string first, last;
+    size_t keys;
+    uint64_t birth;  // order of building
+  };
+  void Learn(const FileFacts& file);  // requires mu_ held
+  std::shared_ptr<const FprCurve> CurveFor(const FilterSpec& budget);
+
+  mutable std::mutex mu_;
+  uint64_t clock_ = 0;
+  int deepest_ = 0;                        // 0: no file below L0 built yet
+  double l0_keys_ = 0;                     // average L0 file
+  std::vector<std::vector<LiveFile>> live_;  // per level; [0] unused
+  std::shared_ptr<const FprCurve> curve_;
 };
 
 }  // namespace sstfilter

@@ -164,12 +164,29 @@ const char* SstFilterPolicy::CompatibilityName() const {
 rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const rocksdb::FilterBuildingContext& context) const {
   ReceivedFrom(this);
-  const FilterSpec spec =
-      allocation_ == Allocation::kMonkey ? level_model_->SpecFor(context, spec_) : spec_;
-  return new BitsBuilderAdapter(
-      NewFilterBuilder(spec),
+  auto* builder = new BitsBuilderAdapter(
+      NewFilterBuilder(spec_),
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
+  // Monkey only where the level is known, in a levelled tree: FIFO files
+  // are all alike, and universal compaction's context does not say how
+  // large a run is.
+  if (allocation_ == Allocation::kMonkey && context.level_at_creation >= 0 &&
+      context.compaction_style == rocksdb::kCompactionStyleLevel) {
+    FileFacts facts;
+    facts.level = context.level_at_creation;
+    facts.is_bottommost = context.is_bottommost;
+    builder->SetChooser(
+        [model = level_model_, facts, budget = spec_](
+            size_t num_keys, const std::string& first, const std::string& last) mutable {
+          facts.num_keys = num_keys;
+          facts.first_key = first;
+          facts.last_key = last;
+          return model->SpecFor(facts, budget);
+        },
+        spec_);
+  }
+  return builder;
 }
 
 rocksdb::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(

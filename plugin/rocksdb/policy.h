@@ -70,9 +70,10 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   FilterSpec spec_;
   Compat compat_;
   Allocation allocation_ = Allocation::kUniform;
-  // Learned per policy object, so mutable state behind a const interface
-  // (LevelModel is thread-safe).
-  std::unique_ptr<LevelModel> level_model_ = std::make_unique<LevelModel>();
+  // Learned per policy object and shared with its builders, which outlive
+  // no policy but are safest owning what they use (LevelModel is
+  // thread-safe).
+  std::shared_ptr<LevelModel> level_model_ = std::make_shared<LevelModel>();
   std::string id_;
   std::string builtin_name_;  // id_ + kBuiltinNameSuffix
 };
