@@ -36,20 +36,25 @@ def latest_options(db):
         return f.read()
 
 
-def check_filter_written(cfg, sst_dump):
-    """What is wrong with the SSTs the fill wrote; [] if the filter is in effect."""
+def check_filter_written(cfg, sst_dump, unfiltered_ok=None):
+    """What is wrong with the SSTs the fill wrote; [] if the filter is in effect.
+    unfiltered_ok(file) says whether an SST may have no filter at all (the
+    bottom level's with optimize_filters_for_hits)."""
     files = sst_files(sst_dump, cfg.db)
     if not files:
         return [f"sst_dump found no SST in {cfg.db}"]
     cfg.sst = dict(files=len(files), entries=sum(f["entries"] for f in files),
                    filter_bytes=sum(f["filter_size"] for f in files),
-                   policies=sorted({f["policy"] or "?" for f in files}))
+                   policies=sorted({f["policy"] or "?" for f in files}),
+                   per_file=files)
     p = []
     for f in files:
         if f["compression"] != "Snappy":
             p.append(f"{f['file']}: compression {f['compression']}, not Snappy")
         if cfg.policy is None and f["filter_size"] != 0:
             p.append(f"{f['file']}: has a {f['policy']} filter, but this config has none")
+        elif unfiltered_ok and not f["filter_size"] and unfiltered_ok(f):
+            continue
         elif cfg.policy is not None and (f["policy"] != cfg.policy or not f["filter_size"]):
             p.append(f"{f['file']}: filter policy '{f['policy']}' with "
                      f"{f['filter_size']} bytes; expected '{cfg.policy}'")

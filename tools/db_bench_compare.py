@@ -16,6 +16,10 @@ OPTIONS file naming an unregistered policy without complaint and runs with no
 filter, so none of this is taken on trust. Every config must also find exactly
 as many keys as the others (same seeds): a filter must never hide a key.
 
+With --multilevel (db_bench_configs/multilevel/, tools/db_bench_multilevel.py)
+the fill is fillrandom alone, leaving data in L0 and several levels, and the
+table shows filter memory per level and reads per missing lookup instead.
+
 Output: a markdown table on stdout (and --markdown-out), progress on stderr.
 Exit status 0 only if every config was reported.
 """
@@ -32,6 +36,7 @@ import sys
 import tempfile
 import time
 
+import db_bench_multilevel as multilevel
 from db_bench_checks import check_filter_written, check_policy_loads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +111,8 @@ class Config:
         self.family = name[: m.start()] if m else name
         self.problems = []                      # any: the config is not reported
         self.db = None
+        self.file_levels = {}                   # --multilevel: SST number -> level
+        self.levelstats = ""
         self.sst = None                         # totals from sst_dump
         self.ops = {bench: [] for bench, _ in READS}
         self.found = {}                         # (bench, rep) -> (found, of)
@@ -208,10 +215,19 @@ class Runner:
             f"{cfg.name:20} {what:20} {result}")
 
     def fill(self, cfg):
+        ml = self.args.multilevel
         try:
-            _, secs = self.db_bench(cfg, "fill", ["-benchmarks=fillrandom,compact",
-                                                  f"-seed={FILL_SEED}"])
-            problems = check_filter_written(cfg, self.args.sst_dump)
+            out, secs = self.db_bench(cfg, "fill", [
+                "-benchmarks=" + (multilevel.FILL_BENCHMARKS if ml else "fillrandom,compact"),
+                f"-seed={FILL_SEED}"] + ([f"-reads={multilevel.L0_WRITES}"] if ml else []))
+            if ml:
+                cfg.levelstats, cfg.file_levels = multilevel.parse_fill(out)
+                log(f"  {cfg.name} levels: " + " ".join(
+                    f"L{lv}:{n}" for lv, n in sorted(
+                        {lv: list(cfg.file_levels.values()).count(lv)
+                         for lv in set(cfg.file_levels.values())}.items())))
+            problems = check_filter_written(
+                cfg, self.args.sst_dump, multilevel.unfiltered_ok(cfg) if ml else None)
             problems += check_policy_loads(cfg, self.args.check_tool)
         except RuntimeError as e:
             secs, problems = 0, [str(e)]
@@ -398,10 +414,14 @@ def footer(runner, version, wall):
             if (first.name, s) in runner.commands]
     lines = [
         "", LEGEND, "",
-        f"Workload: `fillrandom,compact` of {runner.num:,} random keys ({KEY_SIZE}-byte "
-        f"keys, {VALUE_SIZE}-byte values, seed {FILL_SEED}); then, {a.reps} times with "
-        f"the configs interleaved (every other time in reverse), readrandom and "
-        f"multireadrandom (batches of 32) with {runner.reads:,} lookups and "
+        (multilevel.workload(runner.num, multilevel.L0_WRITES, KEY_SIZE, VALUE_SIZE, FILL_SEED)
+         if a.multilevel else
+         f"Workload: `fillrandom,compact` of {runner.num:,} random keys ({KEY_SIZE}-byte "
+         f"keys, {VALUE_SIZE}-byte values, seed {FILL_SEED})") +
+        f"; then, {a.reps} times with "
+        f"the configs interleaved (every other time in reverse), readrandom" +
+        ("" if a.multilevel else " and multireadrandom (batches of 32)") +
+        f" with {runner.reads:,} lookups and "
         f"readmissing with {runner.missing:,} "
         f"({runner.missing // NO_FILTER_SHARE:,} without a filter); "
         f"{runner.cache / 2**20:.3g} MiB block cache, direct reads; --scale {a.scale:g}.",
@@ -430,6 +450,7 @@ def select_configs(args):
 
 
 def main():
+    global READS, FAMILIES, LEGEND  # --multilevel swaps them
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=LEGEND)
@@ -454,7 +475,15 @@ def main():
     ap.add_argument("--markdown-out", metavar="FILE", help="also write the table here")
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="print every db_bench command line as it runs")
+    ap.add_argument("--multilevel", action="store_true",
+                    help="the multi-level shape: configs from db_bench_configs/multilevel/, "
+                    "fillrandom without compaction, filter memory per level")
     args = ap.parse_args()
+    if args.multilevel:
+        READS, FAMILIES = multilevel.READS, multilevel.FAMILIES
+        LEGEND = multilevel.LEGEND
+        if args.configs_dir == os.path.join(ROOT, "db_bench_configs"):
+            args.configs_dir = os.path.join(ROOT, "db_bench_configs", "multilevel")
     if args.scale <= 0 or args.reps < 1:
         sys.exit("error: --scale must be > 0 and --reps >= 1")
 
@@ -488,7 +517,12 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
     wall = time.monotonic() - runner.t0
-    text = table(configs) + "\n" + footer(runner, version, wall) + "\n"
+    if args.multilevel:
+        text = (multilevel.table(configs) + "\n\n" +
+                "\n".join(multilevel.levelstats_block(configs)) + "\n" +
+                footer(runner, version, wall) + "\n")
+    else:
+        text = table(configs) + "\n" + footer(runner, version, wall) + "\n"
     print(text)
     if args.markdown_out:
         with open(args.markdown_out, "w") as f:
