@@ -34,13 +34,29 @@ void LevelModel::Learn(const FileFacts& file) {
   }
   deepest_ = std::max(deepest_, level);
   if (live_.size() <= static_cast<size_t>(level)) live_.resize(level + 1);
+  // Files of this level the new one overlaps are gone from it: merged into
+  // it, or moved down earlier without a rewrite (a trivial move, which only
+  // happens where the level below holds nothing of the range; there they
+  // are still counted).
+  std::vector<LiveFile> moved;
   auto& here = live_[level];
   here.erase(std::remove_if(here.begin(), here.end(),
                             [&](const LiveFile& f) {
-                              return Overlap(f.first, f.last, file.first_key, file.last_key);
+                              if (!Overlap(f.first, f.last, file.first_key, file.last_key)) {
+                                return false;
+                              }
+                              if (live_.size() <= static_cast<size_t>(level) + 1) return true;
+                              for (const LiveFile& g : live_[level + 1]) {
+                                if (Overlap(f.first, f.last, g.first, g.last)) return true;
+                              }
+                              moved.push_back(f);
+                              return true;
                             }),
              here.end());
   here.push_back({file.first_key, file.last_key, file.num_keys, ++clock_});
+  if (!moved.empty()) {
+    live_[level + 1].insert(live_[level + 1].end(), moved.begin(), moved.end());
+  }
   if (level < 2) return;
   // Files of the level above that this level has rewritten since they were
   // built: every file of here overlapping one is newer, and together they
@@ -87,7 +103,13 @@ FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) 
   for (RunClass& r : runs) r.share /= total;
   const std::vector<LevelFilter> plan = SolveAllocation(*CurveFor(budget), runs);
   for (size_t i = 0; i < plan.size(); ++i) {
-    if (run_level[i] == level) return plan[i].spec;
+    if (run_level[i] != level) continue;
+    // The bottom level never takes more than the budget: where it looks
+    // small next to the levels above, that is a backlog of compactions,
+    // which passes, while its files stay. (In a settled tree the bottom is
+    // the largest run and gets the fewest bits anyway.)
+    if (level == deepest_ && plan[i].spec.bits_per_key > budget.bits_per_key) return budget;
+    return plan[i].spec;
   }
   return budget;
 }
