@@ -109,6 +109,9 @@ FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) 
     // which passes, while its files stay. (In a settled tree the bottom is
     // the largest run and gets the fewest bits anyway.)
     if (level == deepest_ && plan[i].spec.bits_per_key > budget.bits_per_key) return budget;
+    // Likewise no level above it takes less: a level swollen by a backlog
+    // is rewritten into the ones below soon.
+    if (level < deepest_ && plan[i].spec.bits_per_key < budget.bits_per_key) return budget;
     return plan[i].spec;
   }
   return budget;

@@ -29,7 +29,9 @@ struct FileFacts {
 // and retires a file of L-1 once files of L built after it overlap all of
 // its range and reach past both its ends (it was compacted down). L0 files
 // are runs of their own: an average of their key counts, and RocksDB's
-// default of 4 files. Nothing is stored: after a reopen the estimates start
+// default of 4 files. The bottom level never gets more than the budget and
+// the levels above never less: during a compaction backlog the upper
+// levels swell for a while, but the files built then stay. Nothing is stored: after a reopen the estimates start
 // empty, a file gets the configured budget until the policy has built one
 // in the deepest level it knows of, and until the levels are rebuilt the
 // bottom level looks smaller than it is, which spends less than the budget,
