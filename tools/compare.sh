@@ -7,6 +7,8 @@
 #   tools/compare.sh                               # every config, scale 1
 #   tools/compare.sh --scale 10 --markdown-out results.md
 #   tools/compare.sh --configs sstfilter_cuckoo_12 # plus its Bloom baseline
+#   tools/compare.sh --multilevel                  # db_bench_configs/multilevel/:
+#                                                  # L0 + 3 levels, allocation=monkey
 #   tools/compare.sh --help                        # all flags, column legend
 #   tools/compare.sh --rocksdb 9.7.4               # on RocksDB 9.7.4's db_bench,
 #                                                  # built from source with

@@ -2,6 +2,8 @@
 # Regenerates every figure README.md quotes, into docs/results/ and
 # docs/charts/, on this machine (about 30 minutes on 2 cores):
 #   db_bench.md                  tools/compare.sh: stock db_bench, every config
+#   db_bench_multilevel.md       tools/compare.sh --multilevel: a tree with L0 and
+#                                three more levels, allocation=uniform vs monkey
 #   db_bench_rocksdb9.md         tools/compare.sh --rocksdb 9.7.4: the same on
 #                                RocksDB 9.7.4's db_bench (source build, in-tree)
 #   filter_bench_single.md       tools/filter_bench, one 1M-key filter
@@ -16,8 +18,8 @@
 # Each file starts with the command that made it and the machine.
 #
 #   tools/results.sh            # everything
-#   tools/results.sh filter     # only the filter_bench parts (db_bench, db_bench9,
-#                               # leveldb, large, fuzz, reload likewise)
+#   tools/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
+#                               # db_bench9, leveldb, large, fuzz, reload likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -66,6 +68,9 @@ if want db_bench; then
   # 15 repeats, not compare.sh's default 5: the ops/s ratios are close to
   # 1.0x and a 5-repeat median moves by several percent from run to run.
   run db_bench.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh" --reps 15
+fi
+if want multilevel; then
+  run db_bench_multilevel.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh" --multilevel --reps 5
 fi
 if want db_bench9; then
   MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
