@@ -149,7 +149,8 @@ class AllocationTest : public ::testing::Test {
   // per level against the model FPR for that level's bits/key.
   static double FalsePositivesPerLookup(rocksdb::DB* db, const rocksdb::Options& options,
                                         FilterType type,
-                                        const std::map<int, LevelFilterStats>& stats) {
+                                        const std::map<int, LevelFilterStats>& stats,
+                                        double* probes_per_lookup = nullptr) {
     const uint64_t useful0 = test::Ticker(options, rocksdb::BLOOM_FILTER_USEFUL);
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
     rocksdb::get_perf_context()->Reset();
@@ -159,12 +160,13 @@ class AllocationTest : public ::testing::Test {
     for (uint64_t i = 0; i < kNumAbsent; ++i) {
       EXPECT_TRUE(db->Get({}, AbsentKeyAt((i * 7) % kNumKeys), &value).IsNotFound());
     }
-    uint64_t fps = 0;
+    uint64_t fps = 0, all_probes = 0;
     for (const auto& lv : *rocksdb::get_perf_context()->level_to_perf_context) {
       const auto& c = lv.second;
       const uint64_t fp = c.bloom_filter_full_positive - c.bloom_filter_full_true_positive;
       fps += fp;
       const uint64_t probes = fp + c.bloom_filter_useful;
+      all_probes += probes;
       const auto st = stats.find(static_cast<int>(lv.first));
       const double bits = st == stats.end() ? 0 : st->second.BitsPerKey();
       // A level's files are probed about equally often; L0's probes are
@@ -175,6 +177,7 @@ class AllocationTest : public ::testing::Test {
                   bits >= MinBitsPerKey(type) ? 100 * ExpectedFprOf({type, bits}) : 0.0);
     }
     rocksdb::get_perf_context()->DisablePerLevelPerfContext();
+    if (probes_per_lookup) *probes_per_lookup = static_cast<double>(all_probes) / kNumAbsent;
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
     // (Absent keys beyond what a DB holds skip its filters by key range.)
     EXPECT_GT(test::Ticker(options, rocksdb::BLOOM_FILTER_USEFUL) - useful0, kNumAbsent / 2)
@@ -188,6 +191,7 @@ class AllocationTest : public ::testing::Test {
 struct Measured {
   std::map<int, LevelFilterStats> stats;
   double fps_per_lookup = 0;
+  double probes_per_lookup = 0;  // filters probed per absent lookup
 };
 
 class AllocationDbTest : public AllocationTest {
@@ -217,8 +221,10 @@ class AllocationDbTest : public AllocationTest {
                   static_cast<unsigned long long>(s.second.entries), s.second.BitsPerKey());
     }
     ExpectAllFound(db.get(), kNumKeys);
-    m.fps_per_lookup = FalsePositivesPerLookup(db.get(), options, type, m.stats);
-    std::printf("  false positives per absent lookup: %.5f\n", m.fps_per_lookup);
+    m.fps_per_lookup =
+        FalsePositivesPerLookup(db.get(), options, type, m.stats, &m.probes_per_lookup);
+    std::printf("  false positives per absent lookup: %.5f (%.2f filters probed)\n",
+                m.fps_per_lookup, m.probes_per_lookup);
     return m;
   }
 };
@@ -243,6 +249,9 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     // Uniform: every level at the budget (small Bloom filters round up to
     // whole cache lines).
     for (const auto& s : uniform.stats) {
+      // (A level of a few hundred keys, L0 here, spends a cache line's 512
+      // bits on rounding alone: only levels of 1000 keys or more.)
+      if (s.second.entries < 1000) continue;
       EXPECT_NEAR(s.second.BitsPerKey(), 10, 0.8) << "uniform L" << s.first;
     }
     // Monkey: the bottom below the budget, every level above it at least
@@ -251,7 +260,9 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     // as uniform's.
     const int bottom = monkey.stats.rbegin()->first;
     const double bottom_bits = monkey.stats.at(bottom).BitsPerKey();
-    EXPECT_LT(bottom_bits, 10.0);
+    // (Against uniform's bottom level: small Bloom filters round up to
+    // whole cache lines in both.)
+    EXPECT_LT(bottom_bits, uniform.stats.rbegin()->second.BitsPerKey());
     for (const auto& s : monkey.stats) {
       if (s.first != bottom) {
         EXPECT_GT(s.second.BitsPerKey(), 9.95) << "monkey L" << s.first;
@@ -261,10 +272,15 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     const double ratio = TotalBitsPerKey(monkey.stats) / TotalBitsPerKey(uniform.stats);
     EXPECT_GT(ratio, 0.90);
     EXPECT_LT(ratio, 1.03);
-    // Fewer false positives summed over the runs a lookup probes. (Uniform
-    // makes about 5 runs x 0.7-1% x 30000 = 1000+ of them: the bound is far
-    // outside the noise.)
-    EXPECT_LT(monkey.fps_per_lookup, 0.7 * uniform.fps_per_lookup);
+    // Fewer false positives summed over the runs a lookup probes than
+    // uniform filters would give on the same tree: uniform's measured FPR
+    // per probe times monkey's probes per lookup. (The two DBs' shapes, L0
+    // files above all, differ with compaction timing.) Uniform makes about
+    // 3-5 probes x 0.7-1% x 30000 = 600+ false positives: the bound is far
+    // outside the noise.
+    const double uniform_on_monkey_shape =
+        uniform.fps_per_lookup / uniform.probes_per_lookup * monkey.probes_per_lookup;
+    EXPECT_LT(monkey.fps_per_lookup, 0.7 * uniform_on_monkey_shape);
   }
 }
 
