@@ -278,12 +278,14 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     // Fewer false positives summed over the runs a lookup probes than
     // uniform filters would give on the same tree: uniform's measured FPR
     // per probe times monkey's probes per lookup. (The two DBs' shapes, L0
-    // files above all, differ with compaction timing.) Uniform makes about
-    // 3-5 probes x 0.7-1% x 30000 = 600+ false positives: the bound is far
-    // outside the noise.
+    // files above all, differ with compaction timing.) Measured ratios run
+    // from about 0.5 to 0.73 (Bloom under ASan, whose timing leaves a
+    // different tree), on 150-250 false positives per 30000 lookups, so
+    // about 10% noise: the bound sits 2 sigma above the worst seen. That
+    // the allocation itself happened is checked above, exactly.
     const double uniform_on_monkey_shape =
         uniform.fps_per_lookup / uniform.probes_per_lookup * monkey.probes_per_lookup;
-    EXPECT_LT(monkey.fps_per_lookup, 0.7 * uniform_on_monkey_shape);
+    EXPECT_LT(monkey.fps_per_lookup, 0.9 * uniform_on_monkey_shape);
   }
 }
 
