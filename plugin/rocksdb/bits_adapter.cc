@@ -30,23 +30,21 @@ void BitsBuilderAdapter::SetChooser(FilterChooser chooser, const FilterSpec& ini
   initial_spec_ = initial;
 }
 
+void BitsBuilderAdapter::NoteKeyRange(const rocksdb::Slice& key) {
+  if (!has_first_key_) first_key_.assign(key.data(), key.size());
+  has_first_key_ = true;
+  last_key_.assign(key.data(), key.size());
+}
+
 void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
-  if (chooser_) {
-    if (!has_first_key_) first_key_.assign(key.data(), key.size());
-    has_first_key_ = true;
-    last_key_.assign(key.data(), key.size());
-  }
+  if (chooser_) NoteKeyRange(key);
   core_->AddHash(HashOf(key));
 }
 
 #if ROCKSDB_MAJOR >= 9
 void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {
-  if (chooser_) {
-    if (!has_first_key_) first_key_.assign(key.data(), key.size());
-    has_first_key_ = true;
-    last_key_.assign(key.data(), key.size());
-  }
+  if (chooser_) NoteKeyRange(key);
   core_->AddHash(HashOf(key));
   const uint64_t alt_hash = HashOf(alt);
   if (!has_last_alt_ || alt_hash != last_alt_hash_) core_->AddHash(alt_hash);

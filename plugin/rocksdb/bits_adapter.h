@@ -50,6 +50,9 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   size_t ApproximateNumEntries(size_t bytes) override;
 
  private:
+  // The file's first and last key, for the chooser.
+  void NoteKeyRange(const rocksdb::Slice& key);
+
   std::unique_ptr<FilterBuilder> core_;
   FilterChooser chooser_;  // empty once used
   FilterSpec initial_spec_;

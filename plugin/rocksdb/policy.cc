@@ -1,7 +1,9 @@
 #include "policy.h"
 
 #include <sstream>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_type.h>
@@ -51,82 +53,59 @@ bool BitsPerKeyOptionEquals(const rocksdb::ConfigOptions&, const std::string& na
   return false;
 }
 
-constexpr const char* kFamilyNames[] = {"sstfilter", "builtin"};
-
-rocksdb::Status ParseFamilyOption(const rocksdb::ConfigOptions&, const std::string&,
-                                  const std::string& value, void* addr) {
-  for (Compat f : {Compat::kSstfilter, Compat::kBuiltin}) {
-    if (value == kFamilyNames[static_cast<int>(f)]) {
-      *static_cast<Compat*>(addr) = f;
-      return rocksdb::Status::OK();
-    }
-  }
-  return rocksdb::Status::InvalidArgument("sstfilter: compat '" + value +
-                                          "' is not one of: sstfilter, builtin");
+const char* CompatName(Compat compat) {
+  return compat == Compat::kBuiltin ? "builtin" : "sstfilter";
 }
 
-rocksdb::Status SerializeFamilyOption(const rocksdb::ConfigOptions&, const std::string&,
+// The options map of one enum-valued option, `option`, whose values are
+// `values` written as name_of(value). An unknown name is InvalidArgument
+// naming the accepted ones.
+template <typename E>
+const std::unordered_map<std::string, rocksdb::OptionTypeInfo>* NamedEnumOptionMap(
+    const std::string& option, std::vector<E> values, const char* (*name_of)(E)) {
+  auto info =
+      rocksdb::OptionTypeInfo(0, rocksdb::OptionType::kUnknown,
+                              rocksdb::OptionVerificationType::kNormal,
+                              rocksdb::OptionTypeFlags::kNone)
+          .SetParseFunc([option, values, name_of](const rocksdb::ConfigOptions&,
+                                                  const std::string&, const std::string& value,
+                                                  void* addr) {
+            std::string accepted;
+            for (E e : values) {
+              if (value == name_of(e)) {
+                *static_cast<E*>(addr) = e;
+                return rocksdb::Status::OK();
+              }
+              accepted += (accepted.empty() ? "" : ", ") + std::string(name_of(e));
+            }
+            return rocksdb::Status::InvalidArgument("sstfilter: " + option + " '" + value +
+                                                    "' is not one of: " + accepted);
+          })
+          .SetSerializeFunc([name_of](const rocksdb::ConfigOptions&, const std::string&,
                                       const void* addr, std::string* value) {
-  *value = kFamilyNames[static_cast<int>(*static_cast<const Compat*>(addr))];
-  return rocksdb::Status::OK();
-}
-
-bool FamilyOptionEquals(const rocksdb::ConfigOptions&, const std::string& name,
-                        const void* a, const void* b, std::string* mismatch) {
-  if (*static_cast<const Compat*>(a) == *static_cast<const Compat*>(b)) {
-    return true;
-  }
-  *mismatch = name;
-  return false;
+            *value = name_of(*static_cast<const E*>(addr));
+            return rocksdb::Status::OK();
+          })
+          .SetEqualsFunc([](const rocksdb::ConfigOptions&, const std::string& name,
+                            const void* a, const void* b, std::string* mismatch) {
+            if (*static_cast<const E*>(a) == *static_cast<const E*>(b)) return true;
+            *mismatch = name;
+            return false;
+          });
+  return new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{{option, info}};
 }
 
 const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& FamilyOptionsMap() {
   static const auto* map =
-      new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
-          {"compat",
-           rocksdb::OptionTypeInfo(0, rocksdb::OptionType::kUnknown,
-                                   rocksdb::OptionVerificationType::kNormal,
-                                   rocksdb::OptionTypeFlags::kNone)
-               .SetParseFunc(ParseFamilyOption)
-               .SetSerializeFunc(SerializeFamilyOption)
-               .SetEqualsFunc(FamilyOptionEquals)}};
+      NamedEnumOptionMap("compat", std::vector<Compat>{Compat::kSstfilter, Compat::kBuiltin},
+                         CompatName);
   return *map;
 }
 
-rocksdb::Status ParseAllocationOption(const rocksdb::ConfigOptions&, const std::string&,
-                                     const std::string& value, void* addr) {
-  if (!AllocationFromName(value, static_cast<Allocation*>(addr))) {
-    return rocksdb::Status::InvalidArgument("sstfilter: allocation '" + value +
-                                            "' is not one of: uniform, monkey");
-  }
-  return rocksdb::Status::OK();
-}
-
-rocksdb::Status SerializeAllocationOption(const rocksdb::ConfigOptions&, const std::string&,
-                                          const void* addr, std::string* value) {
-  *value = AllocationName(*static_cast<const Allocation*>(addr));
-  return rocksdb::Status::OK();
-}
-
-bool AllocationOptionEquals(const rocksdb::ConfigOptions&, const std::string& name,
-                            const void* a, const void* b, std::string* mismatch) {
-  if (*static_cast<const Allocation*>(a) == *static_cast<const Allocation*>(b)) {
-    return true;
-  }
-  *mismatch = name;
-  return false;
-}
-
 const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& AllocationOptionsMap() {
-  static const auto* map =
-      new std::unordered_map<std::string, rocksdb::OptionTypeInfo>{
-          {"allocation",
-           rocksdb::OptionTypeInfo(0, rocksdb::OptionType::kUnknown,
-                                   rocksdb::OptionVerificationType::kNormal,
-                                   rocksdb::OptionTypeFlags::kNone)
-               .SetParseFunc(ParseAllocationOption)
-               .SetSerializeFunc(SerializeAllocationOption)
-               .SetEqualsFunc(AllocationOptionEquals)}};
+  static const auto* map = NamedEnumOptionMap(
+      "allocation", std::vector<Allocation>{Allocation::kUniform, Allocation::kMonkey},
+      AllocationName);
   return *map;
 }
 
