@@ -1,0 +1,173 @@
+// Save/Load of DynamicCuckooFilter: the byte layout is in docs/format.md
+// ("Dynamic cuckoo filter") and pinned by dynamic_cuckoo_test's golden bytes.
+// Load accepts only what Save can produce: every field is checked against
+// the options' deterministic member schedule and the content checksum, so a
+// damaged or foreign input is kCorrupt, never a filter that misses keys.
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "coding.h"
+#include "dynamic_cuckoo_rep.h"
+#include "hash.h"
+#include "sstfilter/dynamic_cuckoo.h"
+
+namespace sstfilter {
+
+namespace {
+
+constexpr char kMagic[4] = {'S', 'F', 'D', 'C'};
+constexpr uint8_t kVersion = 1;
+constexpr size_t kHeaderBytes = 40;
+constexpr size_t kMemberHeaderBytes = 24;
+
+uint64_t DoubleBits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof(u));
+  return u;
+}
+
+double BitsDouble(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof(d));
+  return d;
+}
+
+// Bounds-checked little-endian reader.
+struct Cursor {
+  const char* p;
+  size_t left;
+  bool Take(size_t n, const char** out) {
+    if (left < n) return false;
+    *out = p;
+    p += n;
+    left -= n;
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    const char* q;
+    if (!Take(8, &q)) return false;
+    *v = DecodeFixed64(q);
+    return true;
+  }
+  bool U32(uint32_t* v) {
+    const char* q;
+    if (!Take(4, &q)) return false;
+    *v = DecodeFixed32(q);
+    return true;
+  }
+};
+
+}  // namespace
+
+void DynamicCuckooFilter::Save(std::string* out) const {
+  const Rep& r = *rep_;
+  const size_t begin = out->size();
+  out->append(kMagic, 4);
+  out->push_back(static_cast<char>(kVersion));
+  out->push_back(static_cast<char>(r.options.checked ? 1 : 0));
+  out->append(2, '\0');
+  PutFixed64(out, DoubleBits(r.options.target_fpr));
+  PutFixed64(out, r.options.initial_capacity);
+  PutFixed64(out, r.size.load(std::memory_order_relaxed));
+  PutFixed32(out, static_cast<uint32_t>(r.owned.size()));
+  PutFixed32(out, 0);
+  for (const auto& m : r.owned) {
+    PutFixed64(out, m->num_buckets());
+    out->push_back(static_cast<char>(m->fp_bits()));
+    out->push_back(static_cast<char>(m->slot_bits()));
+    out->append(6, '\0');
+    PutFixed64(out, m->entries());
+    for (uint64_t i = 0; i < m->num_words(); ++i) PutFixed64(out, m->Word(i));
+  }
+  PutFixed64(out, r.stale);
+  if (r.options.checked) {
+    std::vector<std::pair<uint64_t, uint32_t>> sorted(r.exact.begin(), r.exact.end());
+    std::sort(sorted.begin(), sorted.end());
+    PutFixed64(out, sorted.size());
+    for (const auto& e : sorted) {
+      PutFixed64(out, e.first);
+      PutFixed32(out, e.second);
+    }
+  }
+  PutFixed32(out, ContentChecksum(out->data() + begin, out->size() - begin));
+}
+
+DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
+                                        std::unique_ptr<DynamicCuckooFilter>* out) {
+  constexpr DynamicStatus kCorrupt = DynamicStatus::kCorrupt;
+  if (bytes.size() < kHeaderBytes + 12) return kCorrupt;
+  const size_t body = bytes.size() - 4;
+  if (ContentChecksum(bytes.data(), body) != DecodeFixed32(bytes.data() + body)) return kCorrupt;
+  Cursor c{bytes.data(), body};
+  const char* h;
+  c.Take(kHeaderBytes, &h);
+  if (std::memcmp(h, kMagic, 4) != 0 || static_cast<uint8_t>(h[4]) != kVersion) return kCorrupt;
+  const uint8_t flags = static_cast<uint8_t>(h[5]);
+  if ((flags & ~1u) != 0 || h[6] != 0 || h[7] != 0) return kCorrupt;
+  DynamicCuckooOptions options;
+  options.target_fpr = BitsDouble(DecodeFixed64(h + 8));
+  options.initial_capacity = DecodeFixed64(h + 16);
+  options.checked = (flags & 1) != 0;
+  const uint64_t size = DecodeFixed64(h + 24);
+  const uint32_t members = DecodeFixed32(h + 32);
+  if (DecodeFixed32(h + 36) != 0) return kCorrupt;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  if (Create(options, &f) != DynamicStatus::kOk) return kCorrupt;
+  Rep& r = *f->rep_;
+  if (members < 1 || members > dynamic_cuckoo::kMaxMembers) return kCorrupt;
+  uint64_t total_entries = 0;
+  for (uint32_t j = 0; j < members; ++j) {
+    if (j > 0 && r.AddMember() != DynamicStatus::kOk) return kCorrupt;
+    DynamicCuckooTable& m = *r.owned[j];
+    const char* mh;
+    if (!c.Take(kMemberHeaderBytes, &mh)) return kCorrupt;
+    if (DecodeFixed64(mh) != m.num_buckets() || static_cast<uint8_t>(mh[8]) != m.fp_bits() ||
+        static_cast<uint8_t>(mh[9]) != m.slot_bits()) {
+      return kCorrupt;
+    }
+    for (int k = 10; k < 16; ++k) {
+      if (mh[k] != 0) return kCorrupt;
+    }
+    const uint64_t entries = DecodeFixed64(mh + 16);
+    if (c.left / 8 < m.num_words()) return kCorrupt;
+    for (uint64_t i = 0; i < m.num_words(); ++i) {
+      uint64_t w = 0;
+      c.U64(&w);
+      m.SetWord(i, w);
+    }
+    if (!m.Recount() || m.entries() != entries) return kCorrupt;
+    total_entries += entries;
+  }
+  uint64_t stale;
+  if (!c.U64(&stale)) return kCorrupt;
+  // Every counted key has an entry; stale entries are entries no key owns.
+  if (size > total_entries || stale > total_entries - size) return kCorrupt;
+  r.stale = stale;
+  if (options.checked) {
+    uint64_t n;
+    if (!c.U64(&n) || n > c.left / 12) return kCorrupt;
+    uint64_t copies = 0;
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t hash = 0;
+      uint32_t count = 0;
+      if (!c.U64(&hash) || !c.U32(&count)) return kCorrupt;
+      if (count == 0 || (i > 0 && hash <= prev)) return kCorrupt;
+      // A checked filter holds every key it lists.
+      if (!f->ContainsHash(hash)) return kCorrupt;
+      r.exact[hash] = count;
+      copies += count;
+      prev = hash;
+    }
+    if (copies != size) return kCorrupt;
+  }
+  if (c.left != 0) return kCorrupt;
+  r.size.store(size, std::memory_order_relaxed);
+  *out = std::move(f);
+  return DynamicStatus::kOk;
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,95 @@
+// Dynamic cuckoo filter: a set of keys with Insert, Erase and membership
+// queries that grows as keys arrive, without the original keys, keeping its
+// false-positive rate at or below a target at every size. Core library: no
+// RocksDB needed. Design and space math: docs/design.md ("Dynamic cuckoo
+// filter"); byte format: docs/format.md.
+//
+// Guarantees:
+// - No false negatives: a key inserted (kOk) and not erased always matches,
+//   whatever else is inserted or erased (as long as every Erase names a key
+//   that was inserted: see Erase), across growth, Save and Load.
+// - A key may be inserted several times (a multiset): up to
+//   kDynamicCuckooMaxCopies copies of a key share its bucket pair; the next
+//   Insert returns kTooManyCopies and changes nothing.
+// - ExpectedFpr() <= target_fpr at every size (model FPR; measured FPR agrees
+//   within sampling error, see tools/filter_bench --mode=dynamic).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sstfilter {
+
+enum class DynamicStatus {
+  kOk,
+  kTooManyCopies,    // Insert: this key (its fingerprint pair) already holds the
+                     // maximum number of copies; nothing changed, the key matches.
+  kNotFound,         // Erase in checked mode: the key was never inserted (or already
+                     // fully erased); nothing changed.
+  kFull,             // Insert could not place even after growth (e.g. memory cap);
+                     // nothing changed, every earlier key still matches.
+  kCorrupt,          // Load: damaged, truncated or foreign bytes.
+  kInvalidArgument,  // bad options.
+};
+const char* DynamicStatusName(DynamicStatus s);
+
+struct DynamicCuckooOptions {
+  double target_fpr = 0.001;        // FPR kept at or below this at every size
+  uint64_t initial_capacity = 1024; // keys before the first growth step
+  bool checked = false;             // tests: detect Erase of a key not inserted
+                                    // (costs memory; never use in production)
+};
+
+// Copies of one key (more exactly: of one fingerprint in one bucket pair)
+// the filter holds; the next Insert of that key returns kTooManyCopies.
+constexpr unsigned kDynamicCuckooMaxCopies = 4;
+
+// Thread safety: any number of concurrent const calls (Contains*) together
+// with ONE thread calling non-const members (Insert/Erase/...); a Contains
+// running during an Insert/Erase/growth of OTHER keys never misses a key that
+// was inserted (and not erased) before that Contains started.
+// Size, MemoryBytes and ExpectedFpr may be called from any thread (a recent
+// value while a writer runs). Save must not run concurrently with the
+// writer (call it from the writer thread or while no writer runs).
+class DynamicCuckooFilter {
+ public:
+  // InvalidArgument for target_fpr outside (0, 0.5) or capacity 0.
+  static DynamicStatus Create(const DynamicCuckooOptions& options,
+                              std::unique_ptr<DynamicCuckooFilter>* out);
+  // Damaged, truncated or foreign input -> kCorrupt, *out untouched.
+  static DynamicStatus Load(std::string_view bytes,
+                            std::unique_ptr<DynamicCuckooFilter>* out);
+  ~DynamicCuckooFilter();
+  DynamicCuckooFilter(const DynamicCuckooFilter&) = delete;
+  DynamicCuckooFilter& operator=(const DynamicCuckooFilter&) = delete;
+
+  // Keys are hashed with sstfilter's fixed KeyHash; the *Hash forms take that
+  // 64-bit hash directly (for callers that already have it).
+  DynamicStatus Insert(std::string_view key);
+  // Removes one copy of the key. Precondition: the key was inserted (kOk) and
+  // not yet erased as many times. Erasing a key that is not in the filter is
+  // the caller's bug: it may remove another key's fingerprint (a false
+  // negative for that key). kNotFound when the filter can tell (the key does
+  // not match at all, or checked mode, which keeps an exact multiset of the
+  // inserted hashes and detects every such Erase).
+  DynamicStatus Erase(std::string_view key);
+  bool Contains(std::string_view key) const;
+  void ContainsBatch(const std::string_view* keys, size_t n, bool* results) const;
+  DynamicStatus InsertHash(uint64_t hash);
+  DynamicStatus EraseHash(uint64_t hash);
+  bool ContainsHash(uint64_t hash) const;
+
+  uint64_t Size() const;          // inserted minus erased (counting copies)
+  size_t MemoryBytes() const;     // bytes of filter state (tables)
+  double ExpectedFpr() const;     // model FPR at the current size
+  void Save(std::string* out) const;  // appends; versioned + checksummed
+
+ private:
+  DynamicCuckooFilter();
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace sstfilter
