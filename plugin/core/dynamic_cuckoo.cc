@@ -92,8 +92,14 @@ bool DynamicCuckooFilter::Contains(std::string_view key) const {
 
 DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   Rep& r = *rep_;
+  DynamicCuckooTable::Probe probes[kMaxMembers];
+  const size_t n = r.owned.size();
+  for (size_t j = 0; j < n; ++j) {
+    probes[j] = r.owned[j]->ProbeFor(hash);
+    r.owned[j]->Prefetch(probes[j]);
+  }
   unsigned copies = 0;
-  for (const auto& m : r.owned) copies += m->CountCopies(m->ProbeFor(hash));
+  for (size_t j = 0; j < n; ++j) copies += r.owned[j]->CountCopies(probes[j]);
   if (copies >= kMaxCopies) return DynamicStatus::kTooManyCopies;
   DynamicCuckooTable* last = r.owned.back().get();
   bool placed = false;
@@ -143,12 +149,20 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
 
 bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
   const Rep& r = *rep_;
+  DynamicCuckooTable::Probe probes[kMaxMembers];
   for (;;) {
     const uint64_t s1 = r.seq.load(std::memory_order_acquire);
     const uint32_t n = r.num_members.load(std::memory_order_acquire);
-    for (uint32_t j = n; j-- > 0;) {
+    // All members' buckets are requested before any is read, so their
+    // cache misses overlap instead of adding up.
+    for (uint32_t j = 0; j < n; ++j) {
       const DynamicCuckooTable* m = r.published[j].load(std::memory_order_acquire);
-      if (m->Contains(m->ProbeFor(hash))) return true;
+      probes[j] = m->ProbeFor(hash);
+      m->Prefetch(probes[j]);
+    }
+    for (uint32_t j = n; j-- > 0;) {  // newest (largest) first
+      const DynamicCuckooTable* m = r.published[j].load(std::memory_order_acquire);
+      if (m->Contains(probes[j])) return true;
     }
     // Not found: valid only if no eviction moved entries meanwhile.
     std::atomic_thread_fence(std::memory_order_acquire);

@@ -79,7 +79,10 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   // Both full: breadth-first search for the nearest bucket with room,
   // without moving anything yet.
   nodes_.clear();
-  visited_.assign(kVisitedSlots, 0);
+  if (visited_.size() != kVisitedSlots) visited_.assign(kVisitedSlots, 0);
+  // Only the cells this search sets are cleared afterwards: a search at
+  // moderate load touches a few cells, not the whole set.
+  touched_.clear();
   auto visit = [&](uint64_t b) {  // true if newly visited
     size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);
     while (visited_[h] != 0) {
@@ -87,8 +90,16 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
       h = (h + 1) & (kVisitedSlots - 1);
     }
     visited_[h] = b + 1;
+    touched_.push_back(static_cast<uint32_t>(h));
     return true;
   };
+  struct Clear {
+    std::vector<uint64_t>* v;
+    std::vector<uint32_t>* t;
+    ~Clear() {
+      for (uint32_t h : *t) (*v)[h] = 0;
+    }
+  } clear{&visited_, &touched_};
   visit(p.i1);
   nodes_.push_back({p.i1, -1, 0});
   if (visit(p.i2)) nodes_.push_back({p.i2, -1, 0});

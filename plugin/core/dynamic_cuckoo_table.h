@@ -140,6 +140,7 @@ class DynamicCuckooTable {
   };
   std::vector<Node> nodes_;
   std::vector<uint64_t> visited_;  // open addressing, bucket + 1 (0 = empty)
+  std::vector<uint32_t> touched_;  // cells of visited_ set by this search
 };
 
 }  // namespace sstfilter
