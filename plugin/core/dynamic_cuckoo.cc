@@ -153,6 +153,13 @@ bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
   for (;;) {
     const uint64_t s1 = r.seq.load(std::memory_order_acquire);
     const uint32_t n = r.num_members.load(std::memory_order_acquire);
+    if (n == 1) {  // the common case: no growth step yet
+      const DynamicCuckooTable* m = r.published[0].load(std::memory_order_acquire);
+      if (m->Contains(m->ProbeFor(hash))) return true;
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (r.seq.load(std::memory_order_relaxed) == s1 && (s1 & 1) == 0) return false;
+      continue;
+    }
     // All members' buckets are requested before any is read, so their
     // cache misses overlap instead of adding up.
     for (uint32_t j = 0; j < n; ++j) {

@@ -5,7 +5,7 @@
 //
 // Addressing (the same scheme as the static filter, cuckoo_filter.h):
 //   i1 = FastRange64(hash, B), fp = 1 + FastRange32(low 32 bits, 2^f - 1)
-//   alt(i, fp) = (T(fp) - i) mod B, T(fp) = FastRange64(Mix(fp), B)
+//   alt(i, fp) = (T(fp) - i) mod B, T(fp) = FastRange64(fp * 0x9e3779b97f4a7c15, B)
 // alt is an involution for every B, so an entry moves between its two
 // buckets knowing only where it is and its fingerprint, and two entries with
 // the same fingerprint sharing one bucket share both: equal fingerprints in
@@ -65,7 +65,8 @@ class DynamicCuckooTable {
     return p;
   }
   uint64_t Alt(uint64_t i, uint32_t fp) const {
-    const uint64_t t = FastRange64(Mix64(fp), buckets_);
+    // Fibonacci hashing: one multiply, high bits well spread.
+    const uint64_t t = FastRange64(fp * 0x9e3779b97f4a7c15ULL, buckets_);
     return t >= i ? t - i : t + buckets_ - i;
   }
 
@@ -102,20 +103,28 @@ class DynamicCuckooTable {
   const std::atomic<uint64_t>* WordPtr(uint64_t bucket) const {
     return &words_[(bucket * kSlots * slot_bits_) >> 6];
   }
+  // Whether any of the bucket's 4 slots equals fp: all lanes compared at
+  // once with the classic "lane is zero" bit trick on word ^ broadcast(fp).
   bool BucketHas(uint64_t bucket, uint32_t fp) const {
     const uint64_t first = bucket * kSlots * slot_bits_;
-    const uint64_t mask = slot_bits_ == 32 ? 0xffffffffULL : ((1ULL << slot_bits_) - 1);
-    // 4 slots span half a word (W = 8), one word (16) or two words (32).
-    const unsigned nwords = slot_bits_ == 32 ? 2 : 1;
-    const unsigned per_word = slot_bits_ == 8 ? 4 : (64 / slot_bits_);
-    for (unsigned w = 0; w < nwords; ++w) {
-      uint64_t word = words_[(first >> 6) + w].load(std::memory_order_relaxed);
-      word >>= (first & 63);
-      for (unsigned k = 0; k < per_word; ++k) {
-        if (((word >> (k * slot_bits_)) & mask) == fp) return true;
+    const uint64_t w0 = words_[first >> 6].load(std::memory_order_relaxed);
+    switch (slot_bits_) {
+      case 8: {
+        const uint64_t x = ((w0 >> (first & 63)) & 0xffffffffULL) ^ (fp * 0x01010101ULL);
+        return ((x - 0x01010101ULL) & ~x & 0x80808080ULL) != 0;
+      }
+      case 16: {
+        const uint64_t x = w0 ^ (fp * 0x0001000100010001ULL);
+        return ((x - 0x0001000100010001ULL) & ~x & 0x8000800080008000ULL) != 0;
+      }
+      default: {
+        const uint64_t w1 = words_[(first >> 6) + 1].load(std::memory_order_relaxed);
+        const uint64_t b = fp * 0x0000000100000001ULL;
+        const uint64_t x = w0 ^ b, y = w1 ^ b;
+        return (((x - 0x0000000100000001ULL) & ~x) | ((y - 0x0000000100000001ULL) & ~y)) &
+               0x8000000080000000ULL;
       }
     }
-    return false;
   }
   int FreeSlot(uint64_t bucket) const;
 
