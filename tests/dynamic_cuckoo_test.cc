@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "coding.h"
+#include "dynamic_cuckoo_table.h"
 #include "hash.h"
 
 namespace sstfilter {
@@ -144,6 +148,132 @@ TEST(DynamicCuckooTest, DamagedInputIsCorrupt) {
   EXPECT_EQ(DynamicCuckooFilter::Load("not a filter at all, just text....."
                                       "...........................", &g),
             DynamicStatus::kCorrupt);
+}
+
+
+// docs/format.md, "Dynamic cuckoo filter": format version 1. The header
+// bytes and a hash of the whole encoding are pinned; the slots are checked
+// by an independent decoder that follows the document (bit-packed slots,
+// little-endian words, bucket and fingerprint from the hash). A change here
+// is a format change and needs a new version number.
+TEST(DynamicCuckooTest, GoldenBytes) {
+  DynamicCuckooOptions o;
+  o.target_fpr = 0.01;
+  o.initial_capacity = 8;
+  o.checked = true;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  const uint64_t hashes[] = {0x9e3779b97f4a7c15ULL, 0x3c6ef372fe94f82aULL,
+                             0xdaa66d2c7ddf743fULL, 0x8000000000000000ULL,
+                             0xdaa66d2c7ddf743fULL};
+  for (uint64_t h : hashes) ASSERT_EQ(f->InsertHash(h), DynamicStatus::kOk);
+  std::string bytes;
+  f->Save(&bytes);
+  std::string hex;
+  for (size_t i = 0; i < 88; ++i) {
+    char b[3];
+    std::snprintf(b, sizeof(b), "%02x", static_cast<unsigned char>(bytes[i]));
+    hex += b;
+  }
+  EXPECT_EQ(hex,
+            // magic "SFDC", version 1, flags 1 (checked), reserved
+            "5346444301010000"
+            "7b14ae47e17a843f"   // target_fpr 0.01 (IEEE-754 bits)
+            "0800000000000000"   // initial_capacity 8
+            "0000000000000000"   // expected_max_keys 0
+            "0500000000000000"   // size 5
+            "0100000000000000"   // 1 member, reserved
+            "8000000000000000"   // base buckets 128 (the minimum)
+            "001c080000000000"   // level 0, l = 28 = 11 + 17, stable bits 8
+            "0500000000000000"   // entries 5 (one in the zero set)
+            "1000000000000000"   // zero-set cells 16
+            "0100000000000000");  // zero-set entries 1
+  ASSERT_EQ(bytes.size(), 2076u);  // 88 + 128*4*28/8 + 16*8 + 8 + 8 + 4*12 + 4
+  EXPECT_EQ(XXH3_64bits(bytes.data(), bytes.size()), 0x5f3635e2dcfd2ddeULL);
+  EXPECT_EQ(DecodeFixed32(bytes.data() + bytes.size() - 4),
+            ContentChecksum(bytes.data(), bytes.size() - 4));
+  // Independent decoder: slot k of bucket b is bits [(4b+k)*28, +28) of the
+  // little-endian words from offset 88.
+  const char* words = bytes.data() + 88;
+  auto slot = [&](uint64_t b, unsigned k) {
+    const uint64_t pos = (4 * b + k) * 28;
+    uint64_t v = 0;
+    for (unsigned bit = 0; bit < 28; ++bit) {
+      const uint64_t p = pos + bit;
+      v |= static_cast<uint64_t>((static_cast<unsigned char>(words[p / 8]) >> (p % 8)) & 1) << bit;
+    }
+    return v;
+  };
+  int copies_of_third = 0;
+  for (int i = 0; i < 4; ++i) {
+    const Uint128 prod = static_cast<Uint128>(hashes[i]) * 128;
+    const uint64_t i1 = static_cast<uint64_t>(prod >> 64);
+    const uint64_t fp = static_cast<uint64_t>(prod) >> 36;
+    if (fp == 0) {  // 2^63 * 128: bucket 64, fingerprint 0 -> zero set
+      EXPECT_EQ(i1, 64u);
+      const char* cells = words + 128 * 4 * 28 / 8;
+      int found = 0;
+      for (int c = 0; c < 16; ++c) found += DecodeFixed64(cells + 8 * c) == i1 + 1;
+      EXPECT_EQ(found, 1);
+      continue;
+    }
+    const uint64_t t = FastRange64((fp & 0xff) * 0x9e3779b97f4a7c15ULL, 128);
+    const uint64_t i2 = (t + 128 - i1) % 128;
+    int found = 0;
+    for (unsigned k = 0; k < 4; ++k) {
+      found += slot(i1, k) == fp;
+      if (i2 != i1) found += slot(i2, k) == fp;
+    }
+    EXPECT_EQ(found, i == 2 ? 2 : 1) << i;
+    if (i == 2) copies_of_third = found;
+  }
+  EXPECT_EQ(copies_of_third, 2);
+}
+
+
+// The two properties growth rests on (dynamic_cuckoo_table.h): alt is an
+// involution at every level, and doubling maps pairs onto pairs:
+// alt_{k+1}(2i + b) = 2 alt_k(i) + b.
+TEST(DynamicCuckooTest, AltIsAnInvolutionAndCommutesWithDoubling) {
+  for (uint64_t base : {128u, 131u, 1000u, 4097u}) {
+    for (unsigned level : {0u, 1u, 3u, 9u}) {
+      DynamicCuckooTable t(base, level, 20, 8, 16), t2(base, level + 1, 19, 8, 16);
+      for (uint64_t x = 1; x < 3000; ++x) {
+        const uint64_t i = Mix64(x) % t.num_buckets();
+        const uint32_t fp = static_cast<uint32_t>(Mix64(x + 7)) & ((1u << 20) - 1);
+        const uint64_t j = t.Alt(i, fp);
+        ASSERT_LT(j, t.num_buckets());
+        ASSERT_EQ(t.Alt(j, fp), i);
+        ASSERT_EQ(j & ((1ULL << level) - 1), i & ((1ULL << level) - 1));
+        const uint32_t b = fp >> 19, rest = fp & ((1u << 19) - 1);
+        ASSERT_EQ(t2.Alt(2 * i + b, rest), 2 * j + b);
+      }
+    }
+  }
+}
+
+// Past expected_max_keys the fingerprints cannot shrink further: a second
+// member starts, and the filter keeps every key and its FPR target.
+TEST(DynamicCuckooTest, GrowsPastThePlanWithASecondMember) {
+  DynamicCuckooOptions o;
+  o.target_fpr = 0.01;
+  o.initial_capacity = 500;
+  o.expected_max_keys = 2000;  // two doublings planned
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  const uint64_t n = 100000;
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(f->InsertHash(Mix64(i + 1)), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f->ContainsHash(Mix64(i + 1)));
+  uint64_t fp = 0;
+  const uint64_t probes = 200000;
+  for (uint64_t i = 0; i < probes; ++i) fp += f->ContainsHash(Mix64(i + (1ULL << 40)));
+  EXPECT_LE(f->ExpectedFpr(), 0.01);
+  EXPECT_LT(static_cast<double>(fp) / probes, 0.01 + 5 * std::sqrt(0.01 / probes));
+  std::string bytes;
+  f->Save(&bytes);
+  std::unique_ptr<DynamicCuckooFilter> g;
+  ASSERT_EQ(DynamicCuckooFilter::Load(bytes, &g), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < n; i += 7) ASSERT_TRUE(g->ContainsHash(Mix64(i + 1)));
 }
 
 }  // namespace

@@ -18,11 +18,12 @@ fi
 CXX=clang++ cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_FUZZ=ON -DSSTFILTER_SANITIZE=address,undefined \
   -DSSTFILTER_BUILD_TESTS=OFF -DSSTFILTER_BUILD_TOOLS=OFF -DSSTFILTER_WITH_LEVELDB=OFF >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target filter_reader_fuzz filter_roundtrip_fuzz filter_hashes_fuzz >&2
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target filter_reader_fuzz filter_roundtrip_fuzz filter_hashes_fuzz \
+  dynamic_load_fuzz dynamic_ops_fuzz >&2
 
-for target in reader roundtrip hashes; do
-  bin="$BUILD_DIR/tests/fuzz/filter_${target}_fuzz"
-  seeds="$ROOT/tests/fuzz/corpus/$target"
+for target in filter_reader filter_roundtrip filter_hashes dynamic_load dynamic_ops; do
+  bin="$BUILD_DIR/tests/fuzz/${target}_fuzz"
+  seeds="$ROOT/tests/fuzz/corpus/${target#filter_}"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   cp "$seeds"/* "$work"/ 2>/dev/null || true
@@ -31,6 +32,6 @@ for target in reader roundtrip hashes; do
   "$bin" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 "$work" \
       >"$work.log" 2>&1 || { tail -50 "$work.log"; exit 1; }
   runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work.log")
-  echo "fuzz: filter_${target}_fuzz ${runs:-?} runs in ${SECONDS_PER_TARGET}s, corpus $(ls "$work" | wc -l) inputs"
+  echo "fuzz: ${target}_fuzz ${runs:-?} runs in ${SECONDS_PER_TARGET}s, corpus $(ls "$work" | wc -l) inputs"
   rm -rf "$work" "$work.log" "$work.replay.log"
 done

@@ -1,5 +1,6 @@
 #include "sstfilter/dynamic_cuckoo.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "dynamic_cuckoo_rep.h"
@@ -9,30 +10,57 @@ namespace sstfilter {
 
 namespace dynamic_cuckoo {
 
-MemberShape ShapeOf(const DynamicCuckooOptions& options, unsigned index) {
-  // Member j holds initial_capacity * 2^j keys at the load limit.
-  const double keys = static_cast<double>(options.initial_capacity) * std::ldexp(1.0, index);
-  MemberShape s;
-  s.num_buckets = static_cast<uint64_t>(
-      std::ceil(keys / (DynamicCuckooTable::kSlots * kMaxLoad)));
-  if (s.num_buckets < 1) s.num_buckets = 1;
-  // FPR budget of member j: target * 6 / (pi^2 (j+1)^2); the budgets sum
-  // to the target over any number of members.
+MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
+                      uint64_t previous_buckets) {
+  MemberPlan p;
+  // Member 0 holds initial_capacity at the load limit; a later member
+  // starts as large as the member before it ended.
+  const double first = std::ceil(static_cast<double>(options.initial_capacity) /
+                                 (DynamicCuckooTable::kSlots * kMaxLoad));
+  p.base_buckets = index == 0 ? static_cast<uint64_t>(first) : previous_buckets;
+  if (p.base_buckets < kMinBaseBuckets) p.base_buckets = kMinBaseBuckets;
+  // FPR budget: target * 6 / (pi^2 (j+1)^2). The shortest fingerprint that
+  // meets it at the load limit: 8 * 0.95 * 2^-l (+1% for the zero set).
   const double budget =
       options.target_fpr * 6.0 / (M_PI * M_PI * (index + 1.0) * (index + 1.0));
-  const double per_entry = budget / (2.0 * DynamicCuckooTable::kSlots * kMaxLoad);
-  // Smallest f with 1 / (2^f - 1) <= per_entry.
-  unsigned f = 1;
-  while (f < 32 && 1.0 / (std::ldexp(1.0, static_cast<int>(f)) - 1.0) > per_entry) ++f;
-  s.fp_bits = f;
-  return s;
+  unsigned l_min = 1;
+  while (l_min < 32 && 2.0 * DynamicCuckooTable::kSlots * kMaxLoad * 1.01 *
+                               std::ldexp(1.0, -static_cast<int>(l_min)) > budget) {
+    ++l_min;
+  }
+  const uint64_t max_keys = options.expected_max_keys != 0
+                                ? options.expected_max_keys
+                                : options.initial_capacity << kDefaultDoublings;
+  unsigned doublings = 0;
+  while (doublings < 40 &&
+         std::ldexp(static_cast<double>(options.initial_capacity), static_cast<int>(doublings)) <
+             static_cast<double>(max_keys)) {
+    ++doublings;
+  }
+  if (l_min + doublings > 32) doublings = 32 - l_min;
+  p.max_level = doublings;
+  p.fp_bits0 = l_min + doublings;
+  p.stable_bits = l_min < DynamicCuckooTable::kMaxStableBits ? l_min
+                                                             : DynamicCuckooTable::kMaxStableBits;
+  return p;
 }
 
-double MemberFpr(uint64_t entries, uint64_t num_buckets, unsigned fp_bits) {
-  const double load = static_cast<double>(entries) /
-                      (static_cast<double>(num_buckets) * DynamicCuckooTable::kSlots);
-  const double p = 1.0 / (std::ldexp(1.0, static_cast<int>(fp_bits)) - 1.0);
-  return 1.0 - std::pow(1.0 - p, 2.0 * DynamicCuckooTable::kSlots * load);
+uint64_t ZeroCapacityFor(uint64_t buckets, unsigned fp_bits) {
+  // Expected zero-fingerprint entries at the load limit: 4 B 2^-l. Four
+  // times that (the set stays under half full, with room for variance and
+  // erased cells), and at least 16.
+  const double expected = DynamicCuckooTable::kSlots * static_cast<double>(buckets) *
+                          std::ldexp(1.0, -static_cast<int>(fp_bits));
+  return 16 + static_cast<uint64_t>(4.0 * expected);
+}
+
+double TableFpr(const DynamicCuckooTable& t) {
+  const double slots = static_cast<double>(t.num_buckets()) * DynamicCuckooTable::kSlots;
+  const double load = static_cast<double>(t.entries() - t.zero_entries()) / slots;
+  const double p = std::ldexp(1.0, -static_cast<int>(t.fp_bits()));
+  const double zero_hit = std::min(
+      1.0, 2.0 * static_cast<double>(t.zero_entries()) / static_cast<double>(t.num_buckets()));
+  return 1.0 - std::pow(1.0 - p, 2.0 * DynamicCuckooTable::kSlots * load) + p * zero_hit;
 }
 
 }  // namespace dynamic_cuckoo
@@ -56,11 +84,45 @@ const char* DynamicStatusName(DynamicStatus s) {
 DynamicStatus DynamicCuckooFilter::Rep::AddMember() {
   const uint32_t n = num_members.load(std::memory_order_relaxed);
   if (n >= kMaxMembers) return DynamicStatus::kFull;
-  const dynamic_cuckoo::MemberShape shape = dynamic_cuckoo::ShapeOf(options, n);
-  owned.push_back(std::make_unique<DynamicCuckooTable>(shape.num_buckets, shape.fp_bits));
+  const dynamic_cuckoo::MemberPlan plan =
+      dynamic_cuckoo::PlanMember(options, n, n == 0 ? 0 : current.back()->num_buckets());
+  owned.push_back(std::make_unique<DynamicCuckooTable>(
+      plan.base_buckets, 0, plan.fp_bits0, plan.stable_bits,
+      dynamic_cuckoo::ZeroCapacityFor(plan.base_buckets, plan.fp_bits0)));
+  plans.push_back(plan);
+  current.push_back(owned.back().get());
   published[n].store(owned.back().get(), std::memory_order_release);
   num_members.store(n + 1, std::memory_order_release);
   return DynamicStatus::kOk;
+}
+
+void DynamicCuckooFilter::Rep::Publish(unsigned j, DynamicCuckooTable* t) {
+  const uint64_t s = seq.load(std::memory_order_relaxed);
+  seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  published[j].store(t, std::memory_order_release);
+  seq.store(s + 2, std::memory_order_release);
+  current[j] = t;
+}
+
+DynamicStatus DynamicCuckooFilter::Rep::Grow() {
+  const unsigned j = static_cast<unsigned>(current.size() - 1);
+  DynamicCuckooTable* old = current[j];
+  if (old->level() >= plans[j].max_level) return AddMember();
+  uint64_t zero_cap = std::max(
+      dynamic_cuckoo::ZeroCapacityFor(2 * old->num_buckets(), old->fp_bits() - 1),
+      4 * old->zero_entries());
+  for (;;) {
+    auto bigger = std::make_unique<DynamicCuckooTable>(
+        old->base_buckets(), old->level() + 1, old->fp_bits() - 1, old->stable_bits(), zero_cap);
+    if (old->DoubleInto(bigger.get())) {
+      owned.push_back(std::move(bigger));
+      Publish(j, owned.back().get());
+      old->Retire();
+      return DynamicStatus::kOk;
+    }
+    zero_cap *= 4;  // the zero set overflowed (improbable): try again larger
+  }
 }
 
 DynamicCuckooFilter::DynamicCuckooFilter() : rep_(new Rep) {}
@@ -69,7 +131,8 @@ DynamicCuckooFilter::~DynamicCuckooFilter() = default;
 DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
                                           std::unique_ptr<DynamicCuckooFilter>* out) {
   if (!(options.target_fpr > 0.0 && options.target_fpr < 0.5) ||
-      options.initial_capacity == 0 || options.initial_capacity > (1ULL << 40)) {
+      options.initial_capacity == 0 || options.initial_capacity > (1ULL << 40) ||
+      options.expected_max_keys > (1ULL << 40)) {
     return DynamicStatus::kInvalidArgument;
   }
   std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
@@ -93,26 +156,28 @@ bool DynamicCuckooFilter::Contains(std::string_view key) const {
 DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   Rep& r = *rep_;
   DynamicCuckooTable::Probe probes[kMaxMembers];
-  const size_t n = r.owned.size();
+  const size_t n = r.current.size();
   for (size_t j = 0; j < n; ++j) {
-    probes[j] = r.owned[j]->ProbeFor(hash);
-    r.owned[j]->Prefetch(probes[j]);
+    probes[j] = r.current[j]->ProbeFor(hash);
+    r.current[j]->Prefetch(probes[j]);
   }
   unsigned copies = 0;
-  for (size_t j = 0; j < n; ++j) copies += r.owned[j]->CountCopies(probes[j]);
+  for (size_t j = 0; j < n; ++j) copies += r.current[j]->CountCopies(probes[j]);
   if (copies >= kMaxCopies) return DynamicStatus::kTooManyCopies;
-  DynamicCuckooTable* last = r.owned.back().get();
+  // Grow until the entry is placed: a doubling halves the load, so this
+  // ends after one step in all but pathological cases (bounded anyway).
   bool placed = false;
-  if (static_cast<double>(last->entries()) < kMaxLoad * static_cast<double>(last->capacity())) {
-    placed = last->Insert(last->ProbeFor(hash), &r.seq);
+  for (int attempt = 0; attempt < 8 && !placed; ++attempt) {
+    DynamicCuckooTable* last = r.current.back();
+    if (static_cast<double>(last->entries()) < kMaxLoad * static_cast<double>(last->capacity())) {
+      placed = last->Insert(last->ProbeFor(hash), &r.seq);
+    }
+    if (!placed) {
+      const DynamicStatus s = r.Grow();
+      if (s != DynamicStatus::kOk) return s;
+    }
   }
-  if (!placed) {
-    const DynamicStatus s = r.AddMember();
-    if (s != DynamicStatus::kOk) return s;
-    last = r.owned.back().get();
-    placed = last->Insert(last->ProbeFor(hash), &r.seq);
-    if (!placed) return DynamicStatus::kFull;  // unreachable: an empty member
-  }
+  if (!placed) return DynamicStatus::kFull;
   r.size.store(r.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (r.options.checked) ++r.exact[hash];
   return DynamicStatus::kOk;
@@ -131,9 +196,9 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
   // entry goes stale, a false-positive cost, never a false negative).
   DynamicCuckooTable* match = nullptr;
   unsigned matches = 0;
-  for (const auto& m : r.owned) {
+  for (DynamicCuckooTable* m : r.current) {
     if (m->Contains(m->ProbeFor(hash))) {
-      match = m.get();
+      match = m;
       ++matches;
     }
   }
@@ -218,7 +283,7 @@ double DynamicCuckooFilter::ExpectedFpr() const {
   double miss_all = 1.0;
   for (uint32_t j = 0; j < n; ++j) {
     const DynamicCuckooTable* m = rep_->published[j].load(std::memory_order_acquire);
-    miss_all *= 1.0 - dynamic_cuckoo::MemberFpr(m->entries(), m->num_buckets(), m->fp_bits());
+    miss_all *= 1.0 - dynamic_cuckoo::TableFpr(*m);
   }
   return 1.0 - miss_all;
 }

@@ -20,8 +20,8 @@ namespace {
 
 constexpr char kMagic[4] = {'S', 'F', 'D', 'C'};
 constexpr uint8_t kVersion = 1;
-constexpr size_t kHeaderBytes = 40;
-constexpr size_t kMemberHeaderBytes = 24;
+constexpr size_t kHeaderBytes = 48;
+constexpr size_t kMemberHeaderBytes = 40;
 
 uint64_t DoubleBits(double d) {
   uint64_t u;
@@ -71,16 +71,21 @@ void DynamicCuckooFilter::Save(std::string* out) const {
   out->append(2, '\0');
   PutFixed64(out, DoubleBits(r.options.target_fpr));
   PutFixed64(out, r.options.initial_capacity);
+  PutFixed64(out, r.options.expected_max_keys);
   PutFixed64(out, r.size.load(std::memory_order_relaxed));
-  PutFixed32(out, static_cast<uint32_t>(r.owned.size()));
+  PutFixed32(out, static_cast<uint32_t>(r.current.size()));
   PutFixed32(out, 0);
-  for (const auto& m : r.owned) {
-    PutFixed64(out, m->num_buckets());
+  for (const DynamicCuckooTable* m : r.current) {
+    PutFixed64(out, m->base_buckets());
+    out->push_back(static_cast<char>(m->level()));
     out->push_back(static_cast<char>(m->fp_bits()));
-    out->push_back(static_cast<char>(m->slot_bits()));
-    out->append(6, '\0');
+    out->push_back(static_cast<char>(m->stable_bits()));
+    out->append(5, '\0');
     PutFixed64(out, m->entries());
+    PutFixed64(out, m->zero_capacity());
+    PutFixed64(out, m->zero_entries());
     for (uint64_t i = 0; i < m->num_words(); ++i) PutFixed64(out, m->Word(i));
+    for (uint64_t i = 0; i < m->zero_capacity(); ++i) PutFixed64(out, m->ZeroCell(i));
   }
   PutFixed64(out, r.stale);
   if (r.options.checked) {
@@ -110,36 +115,67 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   DynamicCuckooOptions options;
   options.target_fpr = BitsDouble(DecodeFixed64(h + 8));
   options.initial_capacity = DecodeFixed64(h + 16);
+  options.expected_max_keys = DecodeFixed64(h + 24);
   options.checked = (flags & 1) != 0;
-  const uint64_t size = DecodeFixed64(h + 24);
-  const uint32_t members = DecodeFixed32(h + 32);
-  if (DecodeFixed32(h + 36) != 0) return kCorrupt;
+  const uint64_t size = DecodeFixed64(h + 32);
+  const uint32_t members = DecodeFixed32(h + 40);
+  if (DecodeFixed32(h + 44) != 0) return kCorrupt;
+  if (members < 1 || members > dynamic_cuckoo::kMaxMembers) return kCorrupt;
   std::unique_ptr<DynamicCuckooFilter> f;
   if (Create(options, &f) != DynamicStatus::kOk) return kCorrupt;
   Rep& r = *f->rep_;
-  if (members < 1 || members > dynamic_cuckoo::kMaxMembers) return kCorrupt;
   uint64_t total_entries = 0;
   for (uint32_t j = 0; j < members; ++j) {
     if (j > 0 && r.AddMember() != DynamicStatus::kOk) return kCorrupt;
-    DynamicCuckooTable& m = *r.owned[j];
+    const dynamic_cuckoo::MemberPlan& plan = r.plans[j];
     const char* mh;
     if (!c.Take(kMemberHeaderBytes, &mh)) return kCorrupt;
-    if (DecodeFixed64(mh) != m.num_buckets() || static_cast<uint8_t>(mh[8]) != m.fp_bits() ||
-        static_cast<uint8_t>(mh[9]) != m.slot_bits()) {
+    const unsigned level = static_cast<uint8_t>(mh[8]);
+    const uint64_t zero_cap = DecodeFixed64(mh + 24);
+    // Only what the plan allows: the base, a level within the plan (the
+    // last level for all but the newest member), the fingerprint length
+    // that level has; a zero set Save could write.
+    if (DecodeFixed64(mh) != plan.base_buckets || level > plan.max_level ||
+        (j + 1 < members && level != plan.max_level) ||
+        static_cast<uint8_t>(mh[9]) != plan.fp_bits0 - level ||
+        static_cast<uint8_t>(mh[10]) != plan.stable_bits || zero_cap < 16 ||
+        (zero_cap & (zero_cap - 1)) != 0) {
       return kCorrupt;
     }
-    for (int k = 10; k < 16; ++k) {
+    for (int k = 11; k < 16; ++k) {
       if (mh[k] != 0) return kCorrupt;
     }
-    const uint64_t entries = DecodeFixed64(mh + 16);
-    if (c.left / 8 < m.num_words()) return kCorrupt;
-    for (uint64_t i = 0; i < m.num_words(); ++i) {
+    const unsigned l = plan.fp_bits0 - level;
+    const uint64_t words = ((plan.base_buckets << level) * DynamicCuckooTable::kSlots * l + 63) / 64;
+    // The bytes must be there before anything that size is allocated.
+    if (c.left / 8 < words || c.left / 8 - words < zero_cap) return kCorrupt;
+    DynamicCuckooTable* m = r.current[j];
+    if (level > 0) {
+      r.owned.push_back(std::make_unique<DynamicCuckooTable>(plan.base_buckets, level, l,
+                                                             plan.stable_bits, zero_cap));
+      r.Publish(j, r.owned.back().get());
+      m = r.owned.back().get();
+    } else if (zero_cap != m->zero_capacity()) {
+      r.owned.push_back(std::make_unique<DynamicCuckooTable>(plan.base_buckets, 0, l,
+                                                             plan.stable_bits, zero_cap));
+      r.Publish(j, r.owned.back().get());
+      m = r.owned.back().get();
+    }
+    for (uint64_t i = 0; i < m->num_words(); ++i) {
       uint64_t w = 0;
       c.U64(&w);
-      m.SetWord(i, w);
+      m->SetWord(i, w);
     }
-    if (!m.Recount() || m.entries() != entries) return kCorrupt;
-    total_entries += entries;
+    for (uint64_t i = 0; i < m->zero_capacity(); ++i) {
+      uint64_t v = 0;
+      c.U64(&v);
+      m->SetZeroCell(i, v);
+    }
+    if (!m->Recount() || m->entries() != DecodeFixed64(mh + 16) ||
+        m->zero_entries() != DecodeFixed64(mh + 32)) {
+      return kCorrupt;
+    }
+    total_entries += m->entries();
   }
   uint64_t stale;
   if (!c.U64(&stale)) return kCorrupt;

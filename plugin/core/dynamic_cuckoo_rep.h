@@ -2,11 +2,19 @@
 // shared by its operations (dynamic_cuckoo.cc) and its encoding
 // (dynamic_cuckoo_format.cc).
 //
-// The filter is a chain of DynamicCuckooTable members. Only the newest
-// member takes inserts; a member is added when the newest one reaches its
-// load limit or cannot place an entry. Members are never moved or freed
-// while the filter lives, so a reader needs no reclamation scheme: it reads
-// the member count (acquire), then the members.
+// The filter is one growing DynamicCuckooTable (a member) in all but
+// extreme growth: when the newest member is full (load limit reached or an
+// entry cannot be placed) it doubles into a new table, entries moving
+// without their keys (dynamic_cuckoo_table.h), one fingerprint bit shorter.
+// Only when its fingerprints reach the shortest length its FPR budget
+// allows (after max_doublings) does a second member start, with its own
+// budget: budgets target * 6 / (pi^2 (j+1)^2) sum to the target.
+//
+// Readers load the member count, then each member's current table
+// (acquire). A replaced table is retired (its memory returned, its
+// addresses kept mapped until the filter dies), so a reader still holding
+// it reads empty slots and its seqlock check, bumped around the swap,
+// sends it to the new table.
 
 #pragma once
 
@@ -30,24 +38,37 @@ constexpr unsigned kMaxMembers = 48;
 constexpr unsigned kMaxCopies = kDynamicCuckooMaxCopies;
 constexpr double kMaxLoad = 0.95;
 
-// Deterministic member shape from the options: Load checks stored members
-// against it.
-struct MemberShape {
-  uint64_t num_buckets;
-  unsigned fp_bits;
-};
-MemberShape ShapeOf(const DynamicCuckooOptions& options, unsigned index);
+// Smallest table base: keeps the tables' independent components (B0
+// buckets each, dynamic_cuckoo_table.h) large enough to fill to ~95%.
+constexpr uint64_t kMinBaseBuckets = 128;
+// Doublings a member is planned for when options.expected_max_keys is 0.
+constexpr unsigned kDefaultDoublings = 17;
 
-// Model FPR of one member: each of the (up to) 8 entries of the probed pair
-// matches with probability 1 / (2^f - 1).
-double MemberFpr(uint64_t entries, uint64_t num_buckets, unsigned fp_bits);
+// Deterministic member plan from the options and the previous member's
+// last bucket count (0 for member 0): Load checks stored members against it.
+struct MemberPlan {
+  uint64_t base_buckets;
+  unsigned max_level;     // doublings planned
+  unsigned fp_bits0;      // at level 0; level k has fp_bits0 - k
+  unsigned stable_bits;
+};
+MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
+                      uint64_t previous_buckets);
+uint64_t ZeroCapacityFor(uint64_t buckets, unsigned fp_bits);
+
+// Model FPR of one table: each occupied slot of the probed pair matches with
+// probability 2^-l; a query with fp 0 may meet a zero-set entry.
+double TableFpr(const DynamicCuckooTable& t);
 
 }  // namespace dynamic_cuckoo
 
 struct DynamicCuckooFilter::Rep {
   DynamicCuckooOptions options;
-  // Owned members (writer); readers go through `published`.
+  // Every table ever made, current and retired (writer); readers go
+  // through `published`, the current table of each member.
   std::vector<std::unique_ptr<DynamicCuckooTable>> owned;
+  std::vector<DynamicCuckooTable*> current;  // writer's view of `published`
+  std::vector<dynamic_cuckoo::MemberPlan> plans;
   std::atomic<DynamicCuckooTable*> published[dynamic_cuckoo::kMaxMembers] = {};
   std::atomic<uint32_t> num_members{0};
   // Seqlock: odd while an eviction path is being written.
@@ -60,6 +81,10 @@ struct DynamicCuckooFilter::Rep {
   std::unordered_map<uint64_t, uint32_t> exact;
 
   DynamicStatus AddMember();
+  // Makes room in the newest member: doubles it, or starts a new member.
+  DynamicStatus Grow();
+  // Publishes `t` as member j's table (seqlock odd around the swap).
+  void Publish(unsigned j, DynamicCuckooTable* t);
 };
 
 }  // namespace sstfilter

@@ -1,41 +1,66 @@
 #include "dynamic_cuckoo_table.h"
 
+#include <sys/mman.h>
+
+#include <new>
+
 namespace sstfilter {
 
 namespace {
-// Breadth-first search bound: 4 children per bucket, so this reaches depth
-// 5 to 6, enough for loads up to ~95% with 4-slot buckets.
+// Breadth-first search bound: 4 children per bucket, so depth 5 to 6,
+// enough for loads up to ~95% with 4-slot buckets.
 constexpr size_t kMaxNodes = 4096;
 constexpr size_t kVisitedSlots = 16384;  // power of two, > 2 * kMaxNodes
 }  // namespace
 
-DynamicCuckooTable::DynamicCuckooTable(uint64_t num_buckets, unsigned fp_bits)
-    : buckets_(num_buckets < 1 ? 1 : num_buckets),
-      fp_bits_(fp_bits),
-      slot_bits_(SlotBitsFor(fp_bits)),
-      fp_max_(fp_bits >= 32 ? 0xffffffffU : ((1U << fp_bits) - 1)),
-      words_count_((buckets_ * kSlots * slot_bits_ + 63) / 64),
-      words_(new std::atomic<uint64_t>[words_count_]) {
-  for (uint64_t i = 0; i < words_count_; ++i) words_[i].store(0, std::memory_order_relaxed);
+DynamicCuckooTable::DynamicCuckooTable(uint64_t base_buckets, unsigned level,
+                                       unsigned fp_bits, unsigned stable_bits,
+                                       uint64_t zero_capacity)
+    : base_(base_buckets),
+      level_(level),
+      buckets_(base_buckets << level),
+      l_(fp_bits),
+      s_(stable_bits),
+      stable_mask_(stable_bits >= 32 ? ~0U : ((1U << stable_bits) - 1)),
+      level_mask_((1ULL << level) - 1),
+      words_count_((buckets_ * kSlots * fp_bits + 63) / 64),
+      zero_cap_(16) {
+  while (zero_cap_ < zero_capacity) zero_cap_ <<= 1;
+  // One mapping for slots (+ a padding word) and zero set: anonymous pages
+  // read as zeros, which is "empty" for both, and can be handed back by
+  // Retire while late readers still hold the addresses.
+  map_bytes_ = (words_count_ + 1 + zero_cap_) * sizeof(uint64_t);
+  map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map_ == MAP_FAILED) throw std::bad_alloc();
+  // std::atomic<uint64_t> is a plain 8-byte word here (lock-free, no
+  // padding): zero-filled pages are valid, zero-valued atomics.
+  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t), "atomic layout");
+  words_ = new (map_) std::atomic<uint64_t>[words_count_ + 1 + zero_cap_];
+  zero_ = words_ + words_count_ + 1;
 }
 
-uint32_t DynamicCuckooTable::Slot(uint64_t bucket, unsigned k) const {
-  const uint64_t pos = (bucket * kSlots + k) * slot_bits_;
-  const uint64_t word = words_[pos >> 6].load(std::memory_order_relaxed);
-  const uint64_t mask = slot_bits_ == 32 ? 0xffffffffULL : ((1ULL << slot_bits_) - 1);
-  return static_cast<uint32_t>((word >> (pos & 63)) & mask);
+DynamicCuckooTable::~DynamicCuckooTable() { munmap(map_, map_bytes_); }
+
+void DynamicCuckooTable::Retire() {
+  madvise(map_, map_bytes_, MADV_DONTNEED);
 }
 
 void DynamicCuckooTable::SetSlot(uint64_t bucket, unsigned k, uint32_t v) {
-  const uint64_t pos = (bucket * kSlots + k) * slot_bits_;
-  const uint64_t mask = slot_bits_ == 32 ? 0xffffffffULL : ((1ULL << slot_bits_) - 1);
-  std::atomic<uint64_t>& w = words_[pos >> 6];
-  uint64_t word = w.load(std::memory_order_relaxed);
-  word &= ~(mask << (pos & 63));
-  word |= static_cast<uint64_t>(v) << (pos & 63);
-  // Single writer: a plain store of the whole word; release so that a
-  // reader that sees it also sees the seqlock's odd phase that preceded it.
-  w.store(word, std::memory_order_release);
+  const uint64_t pos = (bucket * kSlots + k) * l_;
+  const uint64_t w = pos >> 6;
+  const unsigned off = pos & 63;
+  const uint64_t mask = (1ULL << l_) - 1;
+  // Release: a reader that sees the new value also sees the seqlock's odd
+  // phase that preceded it (eviction moves).
+  uint64_t lo = words_[w].load(std::memory_order_relaxed);
+  lo = (lo & ~(mask << off)) | (static_cast<uint64_t>(v) << off);
+  words_[w].store(lo, std::memory_order_release);
+  if (off + l_ > 64) {
+    const unsigned done = 64 - off;
+    uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
+    hi = (hi & ~(mask >> done)) | (static_cast<uint64_t>(v) >> done);
+    words_[w + 1].store(hi, std::memory_order_release);
+  }
 }
 
 int DynamicCuckooTable::FreeSlot(uint64_t bucket) const {
@@ -45,8 +70,60 @@ int DynamicCuckooTable::FreeSlot(uint64_t bucket) const {
   return -1;
 }
 
+bool DynamicCuckooTable::ZeroHas(uint64_t bucket) const {
+  const uint64_t mask = zero_cap_ - 1;
+  for (uint64_t h = Mix64(bucket) & mask, n = 0; n < zero_cap_; h = (h + 1) & mask, ++n) {
+    const uint64_t v = zero_[h].load(std::memory_order_relaxed);
+    if (v == 0) return false;
+    if (v == bucket + 1) return true;
+  }
+  return false;
+}
+
+bool DynamicCuckooTable::ZeroAdd(uint64_t bucket) {
+  // At most half the cells used (tombstones included), so probes stay short
+  // and always end at an empty cell.
+  if (2 * (zero_used_.load(std::memory_order_relaxed) + 1) > zero_cap_) return false;
+  const uint64_t mask = zero_cap_ - 1;
+  uint64_t h = Mix64(bucket) & mask;
+  while (zero_[h].load(std::memory_order_relaxed) != 0) h = (h + 1) & mask;
+  zero_[h].store(bucket + 1, std::memory_order_release);
+  zero_used_.store(zero_used_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  AddZeros(1);
+  AddEntries(1);
+  return true;
+}
+
+bool DynamicCuckooTable::ZeroErase(uint64_t bucket) {
+  const uint64_t mask = zero_cap_ - 1;
+  for (uint64_t h = Mix64(bucket) & mask, n = 0; n < zero_cap_; h = (h + 1) & mask, ++n) {
+    const uint64_t v = zero_[h].load(std::memory_order_relaxed);
+    if (v == 0) return false;
+    if (v == bucket + 1) {
+      zero_[h].store(kTomb, std::memory_order_release);  // probes continue past it
+      AddZeros(-1);
+      AddEntries(-1);
+      return true;
+    }
+  }
+  return false;
+}
+
 unsigned DynamicCuckooTable::CountCopies(const Probe& p) const {
   unsigned n = 0;
+  if (p.fp == 0) {
+    const uint64_t mask = zero_cap_ - 1;
+    const uint64_t buckets[2] = {p.i1, p.i2};
+    for (int which = 0; which < (p.i1 == p.i2 ? 1 : 2); ++which) {
+      const uint64_t b = buckets[which];
+      for (uint64_t h = Mix64(b) & mask, k = 0; k < zero_cap_; h = (h + 1) & mask, ++k) {
+        const uint64_t v = zero_[h].load(std::memory_order_relaxed);
+        if (v == 0) break;
+        n += v == b + 1;
+      }
+    }
+    return n;
+  }
   for (unsigned k = 0; k < kSlots; ++k) n += Slot(p.i1, k) == p.fp;
   if (p.i2 != p.i1) {
     for (unsigned k = 0; k < kSlots; ++k) n += Slot(p.i2, k) == p.fp;
@@ -55,6 +132,7 @@ unsigned DynamicCuckooTable::CountCopies(const Probe& p) const {
 }
 
 bool DynamicCuckooTable::Erase(const Probe& p) {
+  if (p.fp == 0) return ZeroErase(p.i1) || ZeroErase(p.i2);
   for (uint64_t b : {p.i1, p.i2}) {
     for (unsigned k = 0; k < kSlots; ++k) {
       if (Slot(b, k) == p.fp) {
@@ -68,6 +146,7 @@ bool DynamicCuckooTable::Erase(const Probe& p) {
 }
 
 bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
+  if (p.fp == 0) return ZeroAdd(p.i1);
   for (uint64_t b : {p.i1, p.i2}) {
     const int k = FreeSlot(b);
     if (k >= 0) {
@@ -76,12 +155,9 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
       return true;
     }
   }
-  // Both full: breadth-first search for the nearest bucket with room,
-  // without moving anything yet.
+  // Both full: find the nearest bucket with room first, move nothing yet.
   nodes_.clear();
   if (visited_.size() != kVisitedSlots) visited_.assign(kVisitedSlots, 0);
-  // Only the cells this search sets are cleared afterwards: a search at
-  // moderate load touches a few cells, not the whole set.
   touched_.clear();
   auto visit = [&](uint64_t b) {  // true if newly visited
     size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);
@@ -93,7 +169,7 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
     touched_.push_back(static_cast<uint32_t>(h));
     return true;
   };
-  struct Clear {
+  struct Clear {  // only the cells this search set
     std::vector<uint64_t>* v;
     std::vector<uint32_t>* t;
     ~Clear() {
@@ -103,11 +179,10 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   visit(p.i1);
   nodes_.push_back({p.i1, -1, 0});
   if (visit(p.i2)) nodes_.push_back({p.i2, -1, 0});
-  int found = -1;
-  int found_slot = -1;
-  for (size_t head = 0; head < nodes_.size() && found < 0; ++head) {
+  int found = -1, found_slot = -1;
+  for (size_t head = 0; head < nodes_.size() && found < 0 && nodes_.size() < kMaxNodes; ++head) {
     const uint64_t b = nodes_[head].bucket;
-    for (unsigned k = 0; k < kSlots; ++k) {
+    for (unsigned k = 0; k < kSlots && nodes_.size() < kMaxNodes; ++k) {
       const uint64_t alt = Alt(b, Slot(b, k));
       if (!visit(alt)) continue;
       nodes_.push_back({alt, static_cast<int32_t>(head), static_cast<uint8_t>(k)});
@@ -117,16 +192,12 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
         found_slot = free_k;
         break;
       }
-      if (nodes_.size() >= kMaxNodes) break;
     }
-    if (nodes_.size() >= kMaxNodes) break;
   }
   if (found < 0) return false;
-
-  // Apply back to front: each entry is written to its new slot before its
-  // old slot is overwritten, so it is always stored somewhere. A reader can
-  // still read the destination before and the source after a move; the
-  // seqlock makes such a reader retry.
+  // Back to front: each entry is written to its new slot before its old
+  // slot is overwritten. A reader may still read the destination before and
+  // the source after a move; the seqlock makes it retry.
   const uint64_t s = seq->load(std::memory_order_relaxed);
   seq->store(s + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
@@ -134,8 +205,7 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   unsigned dest_slot = static_cast<unsigned>(found_slot);
   while (nodes_[node].parent >= 0) {
     const Node& n = nodes_[node];
-    const uint64_t from = nodes_[n.parent].bucket;
-    SetSlot(n.bucket, dest_slot, Slot(from, n.slot));
+    SetSlot(n.bucket, dest_slot, Slot(nodes_[n.parent].bucket, n.slot));
     dest_slot = n.slot;
     node = n.parent;
   }
@@ -145,19 +215,56 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   return true;
 }
 
-bool DynamicCuckooTable::Recount() {
-  uint64_t n = 0;
-  for (uint64_t b = 0; b < buckets_; ++b) {
+bool DynamicCuckooTable::DoubleInto(DynamicCuckooTable* bigger) const {
+  const uint32_t top = 1U << (l_ - 1);
+  for (uint64_t i = 0; i < buckets_; ++i) {
+    unsigned used[2] = {0, 0};
     for (unsigned k = 0; k < kSlots; ++k) {
-      const uint32_t v = Slot(b, k);
-      if (v > fp_max_) return false;
-      n += v != 0;
+      const uint32_t fp = Slot(i, k);
+      if (fp == 0) continue;
+      const unsigned b = (fp & top) != 0;
+      const uint32_t rest = fp & (top - 1);
+      const uint64_t to = 2 * i + b;
+      if (rest == 0) {
+        if (!bigger->ZeroAdd(to)) return false;
+      } else {
+        bigger->SetSlot(to, used[b]++, rest);  // at most 4 from bucket i
+        bigger->AddEntries(1);
+      }
     }
   }
-  // Bits past the last slot (W = 8 with an odd bucket count) must be zero.
-  const uint64_t used = buckets_ * kSlots * slot_bits_;
-  if ((used & 63) != 0 && (Word(words_count_ - 1) >> (used & 63)) != 0) return false;
-  entries_.store(n, std::memory_order_relaxed);
+  for (uint64_t h = 0; h < zero_cap_; ++h) {
+    const uint64_t v = zero_[h].load(std::memory_order_relaxed);
+    if (v != 0 && v != kTomb && !bigger->ZeroAdd(2 * (v - 1))) return false;
+  }
+  return true;
+}
+
+bool DynamicCuckooTable::Recount() {
+  uint64_t slots = 0;
+  for (uint64_t b = 0; b < buckets_; ++b) {
+    for (unsigned k = 0; k < kSlots; ++k) slots += Slot(b, k) != 0;
+  }
+  const uint64_t used_bits = buckets_ * kSlots * l_;
+  if ((used_bits & 63) != 0 && (Word(words_count_ - 1) >> (used_bits & 63)) != 0) return false;
+  uint64_t zeros = 0, used = 0;
+  for (uint64_t h = 0; h < zero_cap_; ++h) {
+    const uint64_t v = ZeroCell(h);
+    if (v == 0) continue;
+    ++used;
+    if (v == kTomb) continue;
+    if (v > buckets_) return false;
+    // Reachable by a probe from its home cell (no empty cell in between).
+    const uint64_t mask = zero_cap_ - 1;
+    for (uint64_t g = Mix64(v - 1) & mask; g != h; g = (g + 1) & mask) {
+      if (ZeroCell(g) == 0) return false;
+    }
+    ++zeros;
+  }
+  if (2 * used > zero_cap_) return false;
+  entries_.store(slots + zeros, std::memory_order_relaxed);
+  zeros_.store(zeros, std::memory_order_relaxed);
+  zero_used_.store(used, std::memory_order_relaxed);
   return true;
 }
 

@@ -1,30 +1,42 @@
-// One cuckoo table of a dynamic cuckoo filter: B buckets (any B, not only
-// powers of two) of 4 slots, f-bit fingerprints (0 = empty) stored in slots
-// of W = 8, 16 or 32 bits, so that a slot never straddles a 64-bit word and
-// every slot read or write is one atomic word access.
+// One member of a dynamic cuckoo filter: a cuckoo table that doubles
+// without the keys. B = B0 * 2^k buckets (B0 any, not a power of two) of 4
+// slots of exactly l bits (bit-packed, l <= 32); k counts doublings.
 //
-// Addressing (the same scheme as the static filter, cuckoo_filter.h):
-//   i1 = FastRange64(hash, B), fp = 1 + FastRange32(low 32 bits, 2^f - 1)
-//   alt(i, fp) = (T(fp) - i) mod B, T(fp) = FastRange64(fp * 0x9e3779b97f4a7c15, B)
-// alt is an involution for every B, so an entry moves between its two
-// buckets knowing only where it is and its fingerprint, and two entries with
-// the same fingerprint sharing one bucket share both: equal fingerprints in
-// a bucket pair are interchangeable (the basis of safe deletion).
+// Addressing, for a key hash x (all fractions of 2^64):
+//   x * B  = i1 + r, 0 <= r < 1       i1 = FastRange64(x, B)
+//   fp     = the first l bits of r     (the next l bits of x * B0 after i1)
+//   alt(i) = (T(s) * 2^k + 2 (i mod 2^k) - i) mod B
+//            s = the last min(8, l) bits of fp, T(s) = FastRange64(s * C, B0)
+// A doubling turns x * B into x * 2B = 2 i1 + (2r), so a key's new bucket is
+// 2 i1 + (first bit of fp) and its new fingerprint is fp without that bit:
+// entries move without their keys. alt is an involution for any B (both
+// buckets of a pair share i mod 2^k), and alt at 2B of 2i + b is
+// 2 alt(i) + b: an entry moves to 2i + (first bit of fp) whichever of its two
+// buckets it sits in, so a doubling never needs to know which one that is,
+// and 4 slots of bucket i always fit in buckets 2i and 2i + 1. s stays put:
+// the last bits of fp are the last bits of x * B0 the table keeps, whatever k.
 //
-// Thread safety: one writer, any number of readers. Words are atomics;
-// readers load them relaxed. An eviction moves entries and so can hide an
-// entry from a reader that reads its two buckets on either side of a move:
-// the owner (DynamicCuckooFilter) brackets every eviction with its seqlock
-// (`seq` passed to Insert) and readers that found nothing retry when it
-// changed. Insert into a free slot and Erase need no bracket: they change
-// only the key being written.
+// fp = 0 cannot be told from an empty slot, so entries with fp = 0 (one in
+// 2^l) live in a side set of bucket indices, the zero set, probed only by
+// queries whose fp is 0.
+//
+// FPR: each occupied slot of the two probed buckets matches with
+// probability 2^-l, so 8 * load * 2^-l (plus the zero set's ~2^-l * 2 * its
+// entries / B). One doubling halves the load and doubles 2^-l: the FPR at a
+// given load is the same before and after, and l sets it.
+//
+// Thread safety: one writer, any number of readers. Words are atomics,
+// loaded relaxed. A slot that straddles two words is written word by word:
+// a reader can see it torn, which only ever affects the slot being written,
+// whose old and new contents are both also present elsewhere or not yet
+// promised to anyone. Eviction paths are applied back to front inside the
+// owner's seqlock (`seq`): a reader that found nothing retries if it changed.
 
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "hash.h"
@@ -34,122 +46,146 @@ namespace sstfilter {
 class DynamicCuckooTable {
  public:
   static constexpr unsigned kSlots = 4;
+  static constexpr unsigned kMaxStableBits = 8;
 
-  // Requires 1 <= fp_bits <= 32, num_buckets >= 1.
-  DynamicCuckooTable(uint64_t num_buckets, unsigned fp_bits);
+  // Requires base_buckets >= 2, 1 <= fp_bits <= 32, stable_bits <= fp_bits.
+  DynamicCuckooTable(uint64_t base_buckets, unsigned level, unsigned fp_bits,
+                     unsigned stable_bits, uint64_t zero_capacity);
+  ~DynamicCuckooTable();
   DynamicCuckooTable(const DynamicCuckooTable&) = delete;
   DynamicCuckooTable& operator=(const DynamicCuckooTable&) = delete;
 
-  static unsigned SlotBitsFor(unsigned fp_bits) {
-    return fp_bits <= 8 ? 8 : fp_bits <= 16 ? 16 : 32;
-  }
-
+  uint64_t base_buckets() const { return base_; }
+  unsigned level() const { return level_; }
   uint64_t num_buckets() const { return buckets_; }
-  unsigned fp_bits() const { return fp_bits_; }
-  unsigned slot_bits() const { return slot_bits_; }
+  unsigned fp_bits() const { return l_; }
+  unsigned stable_bits() const { return s_; }
+  uint64_t zero_capacity() const { return zero_cap_; }
   uint64_t num_words() const { return words_count_; }
-  uint64_t entries() const { return entries_.load(std::memory_order_relaxed); }  // occupied slots
+  uint64_t entries() const { return entries_.load(std::memory_order_relaxed); }
+  uint64_t zero_entries() const { return zeros_.load(std::memory_order_relaxed); }
   uint64_t capacity() const { return buckets_ * kSlots; }
-  size_t MemoryBytes() const { return words_count_ * sizeof(uint64_t); }
+  // Bytes of slots and zero set (the mapping rounds up to pages).
+  size_t MemoryBytes() const { return (words_count_ + zero_cap_) * sizeof(uint64_t); }
 
-  // The key's two buckets and fingerprint.
   struct Probe {
     uint64_t i1, i2;
     uint32_t fp;
   };
   Probe ProbeFor(uint64_t hash) const {
-    Probe p;
-    p.i1 = FastRange64(hash, buckets_);
-    p.fp = 1 + FastRange32(static_cast<uint32_t>(hash), fp_max_);
-    p.i2 = Alt(p.i1, p.fp);
-    return p;
+    const Uint128 p = static_cast<Uint128>(hash) * buckets_;
+    Probe q;
+    q.i1 = static_cast<uint64_t>(p >> 64);
+    q.fp = static_cast<uint32_t>(static_cast<uint64_t>(p) >> (64 - l_));
+    q.i2 = Alt(q.i1, q.fp);
+    return q;
   }
   uint64_t Alt(uint64_t i, uint32_t fp) const {
-    // Fibonacci hashing: one multiply, high bits well spread.
-    const uint64_t t = FastRange64(fp * 0x9e3779b97f4a7c15ULL, buckets_);
-    return t >= i ? t - i : t + buckets_ - i;
+    const uint64_t t = FastRange64((fp & stable_mask_) * 0x9e3779b97f4a7c15ULL, base_);
+    const uint64_t low = i & level_mask_;
+    const uint64_t a = (t << level_) + 2 * low;  // < B + 2^(k+1) <= 2B
+    uint64_t r = a >= i ? a - i : a + buckets_ - i;
+    if (r >= buckets_) r -= buckets_;
+    return r;
   }
 
   // Reader side (any thread).
   bool Contains(const Probe& p) const {
+    if (p.fp == 0) return ZeroHas(p.i1) || ZeroHas(p.i2);
     return BucketHas(p.i1, p.fp) || BucketHas(p.i2, p.fp);
   }
   void Prefetch(const Probe& p) const {
-    __builtin_prefetch(WordPtr(p.i1));
-    __builtin_prefetch(WordPtr(p.i2));
+    __builtin_prefetch(&words_[(p.i1 * kSlots * l_) >> 6]);
+    __builtin_prefetch(&words_[(p.i2 * kSlots * l_) >> 6]);
   }
 
-  // Writer side (the one writer thread).
-  // Copies of p.fp in the pair (a bucket counted once if i1 == i2).
+  // Writer side.
   unsigned CountCopies(const Probe& p) const;
-  // Places p.fp, evicting along a shortest path found first (breadth-first,
-  // bounded); moves are written back to front inside seq's odd phase, so
-  // every entry is in one of its buckets at every instant. False: no room,
-  // nothing changed.
+  // Places p.fp (breadth-first eviction path, applied back to front inside
+  // seq's odd phase). False: no room, nothing changed.
   bool Insert(const Probe& p, std::atomic<uint64_t>* seq);
-  // Removes one copy of p.fp from the pair; false if there is none.
   bool Erase(const Probe& p);
+  // Fills `bigger` (empty, level + 1, fp_bits - 1, same base and stable
+  // bits) with every entry of this table. False if its zero set is too
+  // small (nothing to undo: `bigger` is discarded).
+  bool DoubleInto(DynamicCuckooTable* bigger) const;
+  // Gives the memory back to the system; the addresses stay mapped and
+  // read as zeros (empty), so a reader still holding this table finds
+  // nothing and its seqlock check sends it to the new table.
+  void Retire();
 
-  // Raw slot access for Save/Load and validation (writer or quiescent).
-  uint32_t Slot(uint64_t bucket, unsigned k) const;
-  void SetSlot(uint64_t bucket, unsigned k, uint32_t v);
+  // Raw access for Save/Load.
   uint64_t Word(uint64_t i) const { return words_[i].load(std::memory_order_relaxed); }
   void SetWord(uint64_t i, uint64_t v) { words_[i].store(v, std::memory_order_relaxed); }
-  // Recounts entries after SetWord (Load). False if any slot holds a value
-  // that is not a valid fingerprint (> 2^f - 1) or unused slot bits are set.
+  uint64_t ZeroCell(uint64_t i) const { return zero_[i].load(std::memory_order_relaxed); }
+  void SetZeroCell(uint64_t i, uint64_t v) { zero_[i].store(v, std::memory_order_relaxed); }
+  // Recounts after raw writes; false if the content is impossible.
   bool Recount();
 
  private:
-  const std::atomic<uint64_t>* WordPtr(uint64_t bucket) const {
-    return &words_[(bucket * kSlots * slot_bits_) >> 6];
-  }
-  // Whether any of the bucket's 4 slots equals fp: all lanes compared at
-  // once with the classic "lane is zero" bit trick on word ^ broadcast(fp).
-  bool BucketHas(uint64_t bucket, uint32_t fp) const {
-    const uint64_t first = bucket * kSlots * slot_bits_;
-    const uint64_t w0 = words_[first >> 6].load(std::memory_order_relaxed);
-    switch (slot_bits_) {
-      case 8: {
-        const uint64_t x = ((w0 >> (first & 63)) & 0xffffffffULL) ^ (fp * 0x01010101ULL);
-        return ((x - 0x01010101ULL) & ~x & 0x80808080ULL) != 0;
-      }
-      case 16: {
-        const uint64_t x = w0 ^ (fp * 0x0001000100010001ULL);
-        return ((x - 0x0001000100010001ULL) & ~x & 0x8000800080008000ULL) != 0;
-      }
-      default: {
-        const uint64_t w1 = words_[(first >> 6) + 1].load(std::memory_order_relaxed);
-        const uint64_t b = fp * 0x0000000100000001ULL;
-        const uint64_t x = w0 ^ b, y = w1 ^ b;
-        return (((x - 0x0000000100000001ULL) & ~x) | ((y - 0x0000000100000001ULL) & ~y)) &
-               0x8000000080000000ULL;
-      }
-    }
-  }
-  int FreeSlot(uint64_t bucket) const;
+  static constexpr uint64_t kTomb = ~0ULL;  // erased zero-set cell
 
-  uint64_t buckets_;
-  unsigned fp_bits_;
-  unsigned slot_bits_;
-  uint32_t fp_max_;  // 2^f - 1
-  uint64_t words_count_;
-  // Written by the writer only; atomic so that ExpectedFpr/MemoryBytes may
-  // read it from any thread.
-  std::atomic<uint64_t> entries_{0};
+  uint64_t Bits(uint64_t pos, unsigned width) const {  // width <= 64, any pos
+    const uint64_t w = pos >> 6;
+    const unsigned off = pos & 63;
+    uint64_t v = words_[w].load(std::memory_order_relaxed) >> off;
+    if (off + width > 64) v |= words_[w + 1].load(std::memory_order_relaxed) << (64 - off);
+    return width == 64 ? v : v & ((1ULL << width) - 1);
+  }
+  bool BucketHas(uint64_t bucket, uint32_t fp) const {
+    const uint64_t pos = bucket * kSlots * l_;
+    const uint64_t mask = (1ULL << l_) - 1;
+    if (l_ <= 16) {
+      const uint64_t b = Bits(pos, 4 * l_);
+      return (b & mask) == fp || ((b >> l_) & mask) == fp || ((b >> (2 * l_)) & mask) == fp ||
+             ((b >> (3 * l_)) & mask) == fp;
+    }
+    const uint64_t a = Bits(pos, 2 * l_), b = Bits(pos + 2 * l_, 2 * l_);
+    return (a & mask) == fp || (a >> l_) == fp || (b & mask) == fp || (b >> l_) == fp;
+  }
+  bool ZeroHas(uint64_t bucket) const;
+  uint32_t Slot(uint64_t bucket, unsigned k) const {
+    return static_cast<uint32_t>(Bits((bucket * kSlots + k) * l_, l_));
+  }
+  void SetSlot(uint64_t bucket, unsigned k, uint32_t v);
+  int FreeSlot(uint64_t bucket) const;
+  bool ZeroAdd(uint64_t bucket);
+  bool ZeroErase(uint64_t bucket);
   void AddEntries(int64_t d) {
     entries_.store(entries_.load(std::memory_order_relaxed) + static_cast<uint64_t>(d),
                    std::memory_order_relaxed);
   }
-  std::unique_ptr<std::atomic<uint64_t>[]> words_;
-  // Breadth-first search scratch, reused (writer only).
+  void AddZeros(int64_t d) {
+    zeros_.store(zeros_.load(std::memory_order_relaxed) + static_cast<uint64_t>(d),
+                 std::memory_order_relaxed);
+  }
+
+  uint64_t base_;
+  unsigned level_;
+  uint64_t buckets_;
+  unsigned l_;
+  unsigned s_;
+  uint32_t stable_mask_;
+  uint64_t level_mask_;
+  uint64_t words_count_;  // plus one padding word, so Bits may read w + 1
+  uint64_t zero_cap_;     // power of two
+  size_t map_bytes_;
+  void* map_ = nullptr;
+  std::atomic<uint64_t>* words_;
+  std::atomic<uint64_t>* zero_;  // open addressing: bucket + 1, 0 empty, kTomb
+  // Counts: written by the writer only, read by any thread (ExpectedFpr).
+  std::atomic<uint64_t> entries_{0};  // occupied slots plus zero-set entries
+  std::atomic<uint64_t> zeros_{0};
+  std::atomic<uint64_t> zero_used_{0};  // cells ever used (entries + tombs)
+  // Breadth-first search scratch (writer only).
   struct Node {
     uint64_t bucket;
     int32_t parent;
-    uint8_t slot;  // slot in the parent's bucket whose entry leads here
+    uint8_t slot;
   };
   std::vector<Node> nodes_;
-  std::vector<uint64_t> visited_;  // open addressing, bucket + 1 (0 = empty)
-  std::vector<uint32_t> touched_;  // cells of visited_ set by this search
+  std::vector<uint64_t> visited_;
+  std::vector<uint32_t> touched_;
 };
 
 }  // namespace sstfilter

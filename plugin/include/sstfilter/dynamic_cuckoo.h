@@ -40,6 +40,13 @@ struct DynamicCuckooOptions {
   uint64_t initial_capacity = 1024; // keys before the first growth step
   bool checked = false;             // tests: detect Erase of a key not inserted
                                     // (costs memory; never use in production)
+  // Added to the agreed API: the size the filter is planned to reach
+  // (0: initial_capacity * 2^17, about 1,000 -> 131,000,000). Fingerprints
+  // start log2(expected_max_keys / initial_capacity) bits longer than the
+  // target needs, since growth spends one bit per doubling; beyond this
+  // size the filter still grows and keeps the target, at a lookup cost
+  // (a second table probed). At most 2^40.
+  uint64_t expected_max_keys = 0;
 };
 
 // Copies of one key (more exactly: of one fingerprint in one bucket pair)
