@@ -12,6 +12,10 @@
 #   filter_sweep.csv + charts    tools/filter_bench --sweep, tools/plot_filter_sweep.sh
 #   leveldb_bench.md             tools/leveldb_bench, sequential and random keys
 #   large_filter.md              tools/large_filter, 50M keys
+#   dynamic_cuckoo.md + charts   tools/dynamic_bench: the dynamic cuckoo filter,
+#                                growth 1,000 -> 100,000,000 keys, against the
+#                                static and a classic power-of-two cuckoo filter
+#                                (dynamic_cuckoo_summary.md: its targets table)
 #   fuzz.md                      tools/fuzz.sh, executions per target
 #   filter_reload*.md            tools/filter_reload_bench.sh: filter loads into a
 #                                churning block cache (7.8.3, then 9.7.4)
@@ -19,7 +23,8 @@
 #
 #   tools/results.sh            # everything
 #   tools/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
-#                               # db_bench9, leveldb, large, fuzz, reload likewise)
+#                               # db_bench9, leveldb, large, dynamic, fuzz, reload
+#                               # likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -82,6 +87,14 @@ if want leveldb; then
 fi
 if want large; then
   run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo
+fi
+if want dynamic; then
+  # About 5 minutes and 2 GB at 10^8 keys; --max_keys=1000000 for a quick look.
+  run dynamic_cuckoo.md nice -n 10 "$BUILD_DIR/tools/dynamic_bench" --repeats=5 \
+      --csv="$ROOT/docs/charts/dynamic_growth.csv"
+  { sed -n '1,4p' "$OUT/dynamic_cuckoo.md"; sed -n '/^## Targets/,$p' "$OUT/dynamic_cuckoo.md"; } \
+      > "$OUT/dynamic_cuckoo_summary.md"
+  "$ROOT/tools/plot_dynamic_growth.sh" "$ROOT/docs/charts/dynamic_growth.csv" "$ROOT/docs/charts"
 fi
 if want reload; then
   run filter_reload.md "$ROOT/tools/filter_reload_bench.sh"

@@ -150,15 +150,12 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
     // The bytes must be there before anything that size is allocated.
     if (c.left / 8 < words || c.left / 8 - words < zero_cap) return kCorrupt;
     DynamicCuckooTable* m = r.current[j];
-    if (level > 0) {
+    if (level > 0 || zero_cap != m->zero_capacity()) {
+      // The table Create/AddMember made has another shape: replace it.
       r.owned.push_back(std::make_unique<DynamicCuckooTable>(plan.base_buckets, level, l,
                                                              plan.stable_bits, zero_cap));
       r.Publish(j, r.owned.back().get());
-      m = r.owned.back().get();
-    } else if (zero_cap != m->zero_capacity()) {
-      r.owned.push_back(std::make_unique<DynamicCuckooTable>(plan.base_buckets, 0, l,
-                                                             plan.stable_bits, zero_cap));
-      r.Publish(j, r.owned.back().get());
+      m->Retire();
       m = r.owned.back().get();
     }
     for (uint64_t i = 0; i < m->num_words(); ++i) {

@@ -32,6 +32,11 @@ DynamicCuckooTable::DynamicCuckooTable(uint64_t base_buckets, unsigned level,
   map_bytes_ = (words_count_ + 1 + zero_cap_) * sizeof(uint64_t);
   map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map_ == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  // Random probes over a large table miss the TLB on almost every query
+  // with 4 KiB pages; ask for huge pages (a hint, ignored if unavailable).
+  if (map_bytes_ >= (size_t{4} << 20)) madvise(map_, map_bytes_, MADV_HUGEPAGE);
+#endif
   // std::atomic<uint64_t> is a plain 8-byte word here (lock-free, no
   // padding): zero-filled pages are valid, zero-valued atomics.
   static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t), "atomic layout");
@@ -64,8 +69,10 @@ void DynamicCuckooTable::SetSlot(uint64_t bucket, unsigned k, uint32_t v) {
 }
 
 int DynamicCuckooTable::FreeSlot(uint64_t bucket) const {
+  uint32_t s[kSlots];
+  ReadBucket(bucket, s);
   for (unsigned k = 0; k < kSlots; ++k) {
-    if (Slot(bucket, k) == 0) return static_cast<int>(k);
+    if (s[k] == 0) return static_cast<int>(k);
   }
   return -1;
 }
@@ -124,9 +131,12 @@ unsigned DynamicCuckooTable::CountCopies(const Probe& p) const {
     }
     return n;
   }
-  for (unsigned k = 0; k < kSlots; ++k) n += Slot(p.i1, k) == p.fp;
+  uint32_t s[kSlots];
+  ReadBucket(p.i1, s);
+  for (unsigned k = 0; k < kSlots; ++k) n += s[k] == p.fp;
   if (p.i2 != p.i1) {
-    for (unsigned k = 0; k < kSlots; ++k) n += Slot(p.i2, k) == p.fp;
+    ReadBucket(p.i2, s);
+    for (unsigned k = 0; k < kSlots; ++k) n += s[k] == p.fp;
   }
   return n;
 }
@@ -134,8 +144,10 @@ unsigned DynamicCuckooTable::CountCopies(const Probe& p) const {
 bool DynamicCuckooTable::Erase(const Probe& p) {
   if (p.fp == 0) return ZeroErase(p.i1) || ZeroErase(p.i2);
   for (uint64_t b : {p.i1, p.i2}) {
+    uint32_t s[kSlots];
+    ReadBucket(b, s);
     for (unsigned k = 0; k < kSlots; ++k) {
-      if (Slot(b, k) == p.fp) {
+      if (s[k] == p.fp) {
         SetSlot(b, k, 0);
         AddEntries(-1);
         return true;
@@ -182,8 +194,10 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   int found = -1, found_slot = -1;
   for (size_t head = 0; head < nodes_.size() && found < 0 && nodes_.size() < kMaxNodes; ++head) {
     const uint64_t b = nodes_[head].bucket;
+    uint32_t slots[kSlots];
+    ReadBucket(b, slots);
     for (unsigned k = 0; k < kSlots && nodes_.size() < kMaxNodes; ++k) {
-      const uint64_t alt = Alt(b, Slot(b, k));
+      const uint64_t alt = Alt(b, slots[k]);
       if (!visit(alt)) continue;
       nodes_.push_back({alt, static_cast<int32_t>(head), static_cast<uint8_t>(k)});
       const int free_k = FreeSlot(alt);
@@ -219,8 +233,10 @@ bool DynamicCuckooTable::DoubleInto(DynamicCuckooTable* bigger) const {
   const uint32_t top = 1U << (l_ - 1);
   for (uint64_t i = 0; i < buckets_; ++i) {
     unsigned used[2] = {0, 0};
+    uint32_t slots[kSlots];
+    ReadBucket(i, slots);
     for (unsigned k = 0; k < kSlots; ++k) {
-      const uint32_t fp = Slot(i, k);
+      const uint32_t fp = slots[k];
       if (fp == 0) continue;
       const unsigned b = (fp & top) != 0;
       const uint32_t rest = fp & (top - 1);

@@ -92,6 +92,8 @@ class DynamicCuckooTable {
   // Reader side (any thread).
   bool Contains(const Probe& p) const {
     if (p.fp == 0) return ZeroHas(p.i1) || ZeroHas(p.i2);
+    // Both cache misses in flight before the first bucket is compared.
+    __builtin_prefetch(&words_[(p.i2 * kSlots * l_) >> 6]);
     return BucketHas(p.i1, p.fp) || BucketHas(p.i2, p.fp);
   }
   void Prefetch(const Probe& p) const {
@@ -144,6 +146,21 @@ class DynamicCuckooTable {
     return (a & mask) == fp || (a >> l_) == fp || (b & mask) == fp || (b >> l_) == fp;
   }
   bool ZeroHas(uint64_t bucket) const;
+  // The bucket's 4 slots with one or two extractions.
+  void ReadBucket(uint64_t bucket, uint32_t out[kSlots]) const {
+    const uint64_t pos = bucket * kSlots * l_;
+    const uint64_t mask = (1ULL << l_) - 1;
+    if (l_ <= 16) {
+      const uint64_t b = Bits(pos, 4 * l_);
+      for (unsigned k = 0; k < kSlots; ++k) out[k] = static_cast<uint32_t>((b >> (k * l_)) & mask);
+      return;
+    }
+    const uint64_t a = Bits(pos, 2 * l_), b = Bits(pos + 2 * l_, 2 * l_);
+    out[0] = static_cast<uint32_t>(a & mask);
+    out[1] = static_cast<uint32_t>(a >> l_);
+    out[2] = static_cast<uint32_t>(b & mask);
+    out[3] = static_cast<uint32_t>(b >> l_);
+  }
   uint32_t Slot(uint64_t bucket, unsigned k) const {
     return static_cast<uint32_t>(Bits((bucket * kSlots + k) * l_, l_));
   }

@@ -18,15 +18,21 @@ namespace dynamic_bench {
 class ClassicCuckoo {
  public:
   static constexpr unsigned kFpBits = 12;
-  explicit ClassicCuckoo(uint64_t expected_keys) {
+  static uint64_t BucketsFor(uint64_t expected_keys) {
     uint64_t buckets = 1;
     while (static_cast<double>(buckets) * 4 * 0.95 < static_cast<double>(expected_keys)) {
       buckets <<= 1;
     }
+    return buckets;
+  }
+  // Bytes of the reference's packed table: 4 x 12 bits a bucket.
+  static size_t BytesFor(uint64_t expected_keys) { return BucketsFor(expected_keys) * 6; }
+  explicit ClassicCuckoo(uint64_t expected_keys) {
+    const uint64_t buckets = BucketsFor(expected_keys);
     mask_ = buckets - 1;
     table_.assign(buckets, 0);  // 4 x 16-bit slots per bucket, 12 bits used
   }
-  size_t MemoryBytes() const { return table_.size() * kFpBits * 4 / 8; }
+  size_t MemoryBytes() const { return table_.size() * 6; }
 
   bool Insert(uint64_t hash) {
     if (victim_used_) return false;

@@ -149,7 +149,7 @@ void GrowthSweep() {
     const double dyn_bpk = 8.0 * static_cast<double>(f->MemoryBytes()) / static_cast<double>(n);
     const double st_bpk = StaticBitsPerKey(n, StaticBitsPerKeySetting(n));
     const double classic_bpk =
-        8.0 * static_cast<double>(ClassicCuckoo(n).MemoryBytes()) / static_cast<double>(n);
+        8.0 * static_cast<double>(ClassicCuckoo::BytesFor(n)) / static_cast<double>(n);
     const double ratio = dyn_bpk / st_bpk;
     ratio_sum += ratio;
     ratio_max = std::max(ratio_max, ratio);
