@@ -39,6 +39,7 @@
 #include <memory>
 #include <vector>
 
+#include "coding.h"
 #include "hash.h"
 
 namespace sstfilter {
@@ -90,7 +91,7 @@ class DynamicCuckooTable {
   }
 
   // Reader side (any thread).
-  bool Contains(const Probe& p) const {
+  SSTFILTER_ALWAYS_INLINE bool Contains(const Probe& p) const {
     if (p.fp == 0) return ZeroHas(p.i1) || ZeroHas(p.i2);
     // Both cache misses in flight before the first bucket is compared.
     __builtin_prefetch(&words_[(p.i2 * kSlots * l_) >> 6]);
@@ -127,14 +128,14 @@ class DynamicCuckooTable {
  private:
   static constexpr uint64_t kTomb = ~0ULL;  // erased zero-set cell
 
-  uint64_t Bits(uint64_t pos, unsigned width) const {  // width <= 64, any pos
+  SSTFILTER_ALWAYS_INLINE uint64_t Bits(uint64_t pos, unsigned width) const {  // width <= 64
     const uint64_t w = pos >> 6;
     const unsigned off = pos & 63;
     uint64_t v = words_[w].load(std::memory_order_relaxed) >> off;
     if (off + width > 64) v |= words_[w + 1].load(std::memory_order_relaxed) << (64 - off);
     return width == 64 ? v : v & ((1ULL << width) - 1);
   }
-  bool BucketHas(uint64_t bucket, uint32_t fp) const {
+  SSTFILTER_ALWAYS_INLINE bool BucketHas(uint64_t bucket, uint32_t fp) const {
     const uint64_t pos = bucket * kSlots * l_;
     const uint64_t mask = (1ULL << l_) - 1;
     if (l_ <= 16) {
