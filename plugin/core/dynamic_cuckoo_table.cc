@@ -157,6 +157,64 @@ bool DynamicCuckooTable::Erase(const Probe& p) {
   return false;
 }
 
+bool DynamicCuckooTable::WalkInsert(const Probe& p, std::atomic<uint64_t>* seq) {
+  constexpr int kMaxSteps = 64;
+  touched_.clear();
+  auto visit = [&](uint64_t b) {  // true if newly visited
+    size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);
+    while (visited_[h] != 0) {
+      if (visited_[h] == b + 1) return false;
+      h = (h + 1) & (kVisitedSlots - 1);
+    }
+    visited_[h] = b + 1;
+    touched_.push_back(static_cast<uint32_t>(h));
+    return true;
+  };
+  struct Clear {
+    std::vector<uint64_t>* v;
+    std::vector<uint32_t>* t;
+    ~Clear() {
+      for (uint32_t h : *t) (*v)[h] = 0;
+    }
+  } clear{&visited_, &touched_};
+  // path[t] = (bucket, slot): the entry there moves to path[t + 1]'s slot,
+  // the last one to (dest, dest_slot). No bucket twice, so the moves never
+  // overwrite a slot another move still reads.
+  uint64_t rng = Mix64(p.fp ^ (p.i1 << 20));
+  uint64_t b = (rng & 1) ? p.i2 : p.i1;
+  visit(p.i1);
+  visit(p.i2);
+  walk_.clear();
+  for (int step = 0; step < kMaxSteps; ++step) {
+    rng = Mix64(rng + 0x9e3779b97f4a7c15ULL);
+    const unsigned k = static_cast<unsigned>(rng >> 62);
+    uint32_t slots[kSlots];
+    ReadBucket(b, slots);
+    walk_.push_back({b, static_cast<uint8_t>(k)});
+    const uint64_t next = Alt(b, slots[k]);
+    if (!visit(next)) return false;
+    const int free_k = FreeSlot(next);
+    if (free_k >= 0) {
+      const uint64_t s = seq->load(std::memory_order_relaxed);
+      seq->store(s + 1, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_release);
+      uint64_t dest = next;
+      unsigned dest_slot = static_cast<unsigned>(free_k);
+      for (size_t t = walk_.size(); t-- > 0;) {  // back to front
+        SetSlot(dest, dest_slot, Slot(walk_[t].bucket, walk_[t].slot));
+        dest = walk_[t].bucket;
+        dest_slot = walk_[t].slot;
+      }
+      SetSlot(dest, dest_slot, p.fp);
+      seq->store(s + 2, std::memory_order_release);
+      AddEntries(1);
+      return true;
+    }
+    b = next;
+  }
+  return false;
+}
+
 bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   if (p.fp == 0) return ZeroAdd(p.i1);
   for (uint64_t b : {p.i1, p.i2}) {
@@ -167,9 +225,12 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
       return true;
     }
   }
-  // Both full: find the nearest bucket with room first, move nothing yet.
-  nodes_.clear();
+  // Both full: find a path to a bucket with room first, move nothing yet.
+  // A random walk reads one bucket a step and is usually short; if it
+  // fails, a breadth-first search finds the shortest path there is.
   if (visited_.size() != kVisitedSlots) visited_.assign(kVisitedSlots, 0);
+  if (WalkInsert(p, seq)) return true;
+  nodes_.clear();
   touched_.clear();
   auto visit = [&](uint64_t b) {  // true if newly visited
     size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);

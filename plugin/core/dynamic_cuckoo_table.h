@@ -104,8 +104,9 @@ class DynamicCuckooTable {
 
   // Writer side.
   unsigned CountCopies(const Probe& p) const;
-  // Places p.fp (breadth-first eviction path, applied back to front inside
-  // seq's odd phase). False: no room, nothing changed.
+  // Places p.fp: a free slot of its pair, else an eviction path found first
+  // (a short random walk, then a bounded breadth-first search) and applied
+  // back to front inside seq's odd phase. False: no room, nothing changed.
   bool Insert(const Probe& p, std::atomic<uint64_t>* seq);
   bool Erase(const Probe& p);
   // Fills `bigger` (empty, level + 1, fp_bits - 1, same base and stable
@@ -167,6 +168,8 @@ class DynamicCuckooTable {
   }
   void SetSlot(uint64_t bucket, unsigned k, uint32_t v);
   int FreeSlot(uint64_t bucket) const;
+  // Random-walk path search for Insert (nothing moved unless it succeeds).
+  bool WalkInsert(const Probe& p, std::atomic<uint64_t>* seq);
   bool ZeroAdd(uint64_t bucket);
   bool ZeroErase(uint64_t bucket);
   void AddEntries(int64_t d) {
@@ -202,6 +205,11 @@ class DynamicCuckooTable {
     uint8_t slot;
   };
   std::vector<Node> nodes_;
+  struct Step {
+    uint64_t bucket;
+    uint8_t slot;
+  };
+  std::vector<Step> walk_;
   std::vector<uint64_t> visited_;
   std::vector<uint32_t> touched_;
 };
