@@ -33,8 +33,15 @@ SSTFILTER_ALWAYS_INLINE uint64_t DecodeFixed64(const char* p) {
          (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
 }
 
+// On a little-endian host one 8-byte store (the byte loop is not merged
+// into one by GCC 12 at -O2: 57 instructions per call in the fuse
+// builder's assignment loop); the same bytes either way.
 inline void EncodeFixed64(char* p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  std::memcpy(p, &v, sizeof(v));
+#else
   for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
+#endif
 }
 
 inline void PutFixed32(std::string* dst, uint32_t v) {
