@@ -9,16 +9,18 @@
 // Construction peels the key-slot hypergraph: a slot held by one key fixes
 // that key last, and removing it frees more. Peeling succeeds with high
 // probability with Graf and Lemire's fitted slots per key: 3-wise 1.125
-// from 1M keys, 1.18 at 100k, 1.25 at 10k; 4-wise 1.075, 1.11, 1.21. It
-// can fail, and then it is retried with another seed.
+// from 1M keys, 1.18 at 100k, 1.25 at 10k; 4-wise 1.075 from 1M, and from
+// 10k keys our own tighter fit, 1.113 at 100k, 1.19 at 10k (a first
+// peeling then fails up to about 1 time in 10). It can fail, and then it
+// is retried with another seed.
 //
 // Space: the filter is `(segments + arity - 1) * 2^segment_log` slots of f
 // bits plus a 16-byte header, with f the largest width (at most 32) that
 // fits n * bits_per_key bits; 3-wise unless 4-wise gives a longer f (it
 // costs a fourth memory access per query). So bits/key over log2(1/FPR)
-// is the slots per key, plus rounding: 7.6-13% from 1M keys, 13-19% at
-// 100k, 23-28% at 10k. Never more than floor(n * bits_per_key / 8)
-// payload bytes.
+// is the slots per key, plus rounding: 7.6-13% from 1M keys, 11.6-19% at
+// 100k, 20.5-28% at 10k (the higher figures are 3-wise shapes). Never
+// more than floor(n * bits_per_key / 8) payload bytes.
 //
 // Failure cannot reach the user:
 // - Non-adjacent duplicate hashes (which no peeling separates) are found
