@@ -196,8 +196,9 @@ class Peeler {
 // Writes the fingerprints into `array` (zeroed, followed by 8 spare
 // bytes): in reverse peeling order, each key's peeled slot gets the value
 // that makes the XOR of its slots its fingerprint. A slot is written once,
-// by the key peeled from it; a key's other slots are written only by keys
-// peeled after it, which come first here.
+// by the key peeled from it, and is zero until then, so the XOR takes in
+// all `Arity` fields without a branch; a key's other slots are written
+// only by keys peeled after it, which come first here.
 template <int Arity>
 void Assign(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
             const uint32_t* order, size_t peeled, unsigned f, char* array) {
@@ -209,9 +210,7 @@ void Assign(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
     const uint64_t h = keys[k];
     hashing.Slots<Arity>(h, s);
     uint64_t v = FuseHashing::FingerprintWord(h);
-    for (uint32_t i = 0; i < static_cast<uint32_t>(Arity); ++i) {
-      if (i != j) v ^= LoadBits(array, s[i] * f, f);
-    }
+    for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, s[i] * f, f);
     // The slot is still zero: OR the field in.
     char* p = array + (s[j] * f >> 3);
     EncodeFixed64(p, DecodeFixed64(p) | ((v & mask) << (s[j] * f & 7)));
