@@ -9,6 +9,7 @@
 #   filter_bench_single.md       tools/filter_bench, one 1M-key filter
 #   filter_bench_sst.md          tools/filter_bench, SST-sized filters, out of cache
 #   filter_bench_equal_fpr_*.md  tools/filter_bench, cuckoo vs Ribbon at equal FPR
+#   filter_bench_sst_fenced.md   tools/filter_bench, SST regime, one query at a time
 #   fuse_sizing.md               tools/fuse_sizing, binary fuse first-peeling success
 #                                against slots/key (deterministic; docs/design.md)
 #   filter_sweep.csv + charts    tools/filter_bench --sweep, tools/plot_filter_sweep.sh
@@ -68,6 +69,9 @@ if want filter; then
         --filters=cuckoo@12.63,cuckoo_plain@13.7,rocksdb_ribbon,rocksdb_bloom \
         --baseline=rocksdb_ribbon --fpr_queries=10000000
   done
+  # Latency rather than throughput out of cache (issue 17's fuse target).
+  run filter_bench_sst_fenced.md "$FB" --mode=sst --filters=fuse,cuckoo,rocksdb_bloom \
+      --bits_per_key=10,12,16 --fence_queries
   run fuse_sizing.md "$BUILD_DIR/tools/fuse_sizing"
   "$FB" --sweep --csv="$ROOT/docs/charts/filter_sweep_single.csv" > /dev/null
   "$ROOT/tools/plot_filter_sweep.sh" "$ROOT/docs/charts/filter_sweep_single.csv" "$ROOT/docs/charts"
