@@ -53,6 +53,26 @@ TEST(LevelAllocationTest, SpendsTheBudgetAndFavoursSmallLevels) {
   }
 }
 
+// Cuckoo's curve has a point per fingerprint size (about 1.06 bits apart):
+// the bottom level's exact share lies between two, and a mix of files of
+// both sizes (both on the curve) spends it at a lower FPR than one filter
+// sized in between would have.
+TEST(LevelAllocationTest, BottomMixesTheTwoCurvePointsAroundItsShare) {
+  const FilterSpec budget{FilterType::kCuckoo, 10};
+  const LevelPlan plan = LevelPlan::Solve(budget, LevelShape{3, 6, 10, 4});
+  const LevelFilter& bottom = plan.ForLevel(6);
+  ASSERT_GT(bottom.upper_fraction, 0);
+  ASSERT_LT(bottom.upper_fraction, 1);
+  EXPECT_EQ(ValidateFilterSpec(bottom.spec), "");
+  EXPECT_EQ(ValidateFilterSpec(bottom.upper_spec), "");
+  EXPECT_LT(bottom.spec.bits_per_key, bottom.BitsPerKey());
+  EXPECT_GT(bottom.upper_spec.bits_per_key, bottom.BitsPerKey());
+  EXPECT_LT(bottom.expected_fpr, ExpectedFprOf({FilterType::kCuckoo, bottom.BitsPerKey()}));
+  EXPECT_NEAR(plan.ModelBitsPerKey(), 10, 1e-6);
+  EXPECT_EQ(&bottom.SpecForFile(0.0), &bottom.upper_spec);
+  EXPECT_EQ(&bottom.SpecForFile(0.999), &bottom.spec);
+}
+
 TEST(LevelAllocationTest, OneLevelKeepsTheBudgetNearlyWhole) {
   const FilterSpec budget{FilterType::kCuckoo, 10};
   const LevelPlan plan = LevelPlan::Solve(budget, LevelShape{1, 1, 10, 4});

@@ -97,17 +97,43 @@ std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
   double upper = 0;  // spent by all but the bottom
   for (size_t r = 0; r < runs.size(); ++r) {
     const FprCurve::Point& p = points[choice[r]];
-    out.push_back({FilterSpec{p.type, p.bits}, runs[r].share, p.fpr});
+    LevelFilter f;
+    f.spec = FilterSpec{p.type, p.bits};
+    f.key_share = runs[r].share;
+    f.expected_fpr = p.fpr;
+    out.push_back(f);
     if (r + 1 < runs.size()) upper += runs[r].count * runs[r].share * p.bits;
   }
   // The grid leaves a little of the budget unspent: the bottom, which holds
-  // most keys, takes exactly what remains (never below a valid size).
+  // most keys, takes exactly what remains, as a mix of the two curve points
+  // around it (never below a valid size, never above the curve's end).
   LevelFilter& bottom = out.back();
   const double exact = (budget - upper) / (runs.back().count * runs.back().share);
-  FprCurve::Point p;
-  if (std::isfinite(exact) && curve.BestAt(std::min(exact, kMaxBitsPerKey), &p)) {
-    bottom.spec = FilterSpec{p.type, p.bits};
-    bottom.expected_fpr = p.fpr;
+  if (std::isfinite(exact)) {
+    size_t hi = 0;
+    while (hi < points.size() && points[hi].bits < exact) ++hi;
+    if (hi == 0 || hi == points.size()) {
+      const FprCurve::Point& p = points[hi == 0 ? 0 : points.size() - 1];
+      bottom.spec = FilterSpec{p.type, p.bits};
+      bottom.expected_fpr = p.fpr;
+    } else {
+      const FprCurve::Point& a = points[hi - 1];
+      const FprCurve::Point& b = points[hi];
+      const double t = (exact - a.bits) / (b.bits - a.bits);
+      const double mix_fpr = a.fpr + t * (b.fpr - a.fpr);
+      // The one size at `exact` where it is the better (where the curve
+      // points are far apart, as around a fuse filter's first size).
+      FprCurve::Point p;
+      if (curve.BestAt(exact, &p) && p.fpr <= mix_fpr) {
+        bottom.spec = FilterSpec{p.type, p.bits};
+        bottom.expected_fpr = p.fpr;
+      } else {
+        bottom.spec = FilterSpec{a.type, a.bits};
+        bottom.upper_spec = FilterSpec{b.type, b.bits};
+        bottom.upper_fraction = t;
+        bottom.expected_fpr = mix_fpr;
+      }
+    }
   }
   return out;
 }
@@ -178,9 +204,9 @@ const LevelFilter& LevelPlan::ForLevel(int level) const {
 }
 
 double LevelPlan::ModelBitsPerKey() const {
-  double bits = levels_.front().key_share * shape_.l0_files * levels_.front().spec.bits_per_key;
+  double bits = levels_.front().key_share * shape_.l0_files * levels_.front().BitsPerKey();
   for (size_t i = 1; i < levels_.size(); ++i) {
-    bits += levels_[i].key_share * levels_[i].spec.bits_per_key;
+    bits += levels_[i].key_share * levels_[i].BitsPerKey();
   }
   return bits;
 }

@@ -50,10 +50,25 @@ struct LevelShape {
 };
 
 // What one run's files get.
+// The bottom level's share of the budget usually falls between two points
+// of the FprCurve; a filter sized in between is off the hull (for cuckoo,
+// a fingerprint bit short at a lower load, or a Bloom filter: up to 1.7x
+// the FPR of the mix). So a fraction `upper_fraction` of its files get
+// `upper_spec` and the rest `spec`, which averages exactly the share.
 struct LevelFilter {
   FilterSpec spec;         // type (the configured one or Bloom) and bits/key
   double key_share = 0;    // one run's share of the keys
-  double expected_fpr = 0; // one run's model FPR
+  double expected_fpr = 0; // one run's model FPR (of the mix, if any)
+  FilterSpec upper_spec;   // valid only where upper_fraction > 0
+  double upper_fraction = 0;
+  // The spec of a file, from `u` uniform in [0, 1) (the caller derives it
+  // from the file, so the choice is deterministic).
+  const FilterSpec& SpecForFile(double u) const {
+    return u < upper_fraction ? upper_spec : spec;
+  }
+  double BitsPerKey() const {
+    return spec.bits_per_key + upper_fraction * (upper_spec.bits_per_key - spec.bits_per_key);
+  }
 };
 
 // The best expected FPR by bits/key, among the configured type and Bloom
@@ -87,9 +102,9 @@ struct RunClass {
 
 // Monkey's allocation over `runs` (shares summing to about 1; the last
 // class is the bottom level, which takes whatever the others leave of the
-// budget, so the average is the budget exactly): per class, the filter
-// minimising the summed FPR of all runs. Every spec passes
-// ValidateFilterSpec.
+// budget, as a mix of two adjacent curve points, so the average is the
+// budget exactly): per class, the filter minimising the summed FPR of all
+// runs. Every spec passes ValidateFilterSpec.
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
                                          const std::vector<RunClass>& runs);
 

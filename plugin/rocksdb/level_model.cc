@@ -2,13 +2,17 @@
 
 #include <algorithm>
 
+#include "../core/hash.h"
+
 namespace sstfilter {
 namespace {
 
-// Weight of a new L0 file in the average L0 file.
-constexpr double kNewWeight = 0.3;
-// Runs assumed in L0 (RocksDB's default level0_file_num_compaction_trigger).
-constexpr int kL0Files = 4;
+// L0 files kept at most (RocksDB's default level0_stop_writes_trigger):
+// beyond it the oldest are taken as gone, should the model miss their
+// compaction.
+constexpr size_t kMaxL0Files = 36;
+// L0 runs counted at most (RocksDB's default level0_file_num_compaction_trigger).
+constexpr size_t kL0Runs = 4;
 
 bool Overlap(const std::string& a_first, const std::string& a_last,
              const std::string& b_first, const std::string& b_last) {
@@ -27,9 +31,12 @@ std::shared_ptr<const FprCurve> LevelModel::CurveFor(const FilterSpec& budget) {
 
 void LevelModel::Learn(const FileFacts& file) {
   const int level = file.level;
+  if (live_.empty()) live_.resize(1);
   if (level == 0) {
-    const double n = static_cast<double>(file.num_keys);
-    l0_keys_ = l0_keys_ > 0 ? (1 - kNewWeight) * l0_keys_ + kNewWeight * n : n;
+    // L0 files overlap one another: each is a run of its own, until files
+    // of a deeper level built after it cover its range (below).
+    live_[0].push_back({file.first_key, file.last_key, file.num_keys, ++clock_});
+    if (live_[0].size() > kMaxL0Files) live_[0].erase(live_[0].begin());
     return;
   }
   deepest_ = std::max(deepest_, level);
@@ -57,25 +64,33 @@ void LevelModel::Learn(const FileFacts& file) {
   if (!moved.empty()) {
     live_[level + 1].insert(live_[level + 1].end(), moved.begin(), moved.end());
   }
-  if (level < 2) return;
-  // Files of the level above that this level has rewritten since they were
+  // Files of the levels above that this level has rewritten since they were
   // built: every file of here overlapping one is newer, and together they
-  // reach past both its ends.
-  auto& above = live_[level - 1];
-  above.erase(
-      std::remove_if(above.begin(), above.end(),
-                     [&](const LiveFile& f) {
-                       if (!Overlap(f.first, f.last, file.first_key, file.last_key)) return false;
-                       bool covers_first = false, covers_last = false;
-                       for (const LiveFile& g : here) {
-                         if (!Overlap(f.first, f.last, g.first, g.last)) continue;
-                         if (g.birth < f.birth) return false;
-                         covers_first |= g.first <= f.first;
-                         covers_last |= g.last >= f.last;
-                       }
-                       return covers_first && covers_last;
-                     }),
-      above.end());
+  // reach past both its ends. Not only the level just above: a file RocksDB
+  // moved down without rewriting it (a trivial move, frequent where the
+  // level below is sparse) is still listed where it was built, and is
+  // rewritten from its new level. (The same picture arises, rarely, where a
+  // live file's whole range below it was compacted further down since it
+  // was built; then its level is underestimated until it is rewritten.)
+  for (int lv = 0; lv < level; ++lv) {
+    auto& above = live_[lv];
+    above.erase(
+        std::remove_if(above.begin(), above.end(),
+                       [&](const LiveFile& f) {
+                         if (!Overlap(f.first, f.last, file.first_key, file.last_key)) {
+                           return false;
+                         }
+                         bool covers_first = false, covers_last = false;
+                         for (const LiveFile& g : here) {
+                           if (!Overlap(f.first, f.last, g.first, g.last)) continue;
+                           if (g.birth < f.birth) return false;
+                           covers_first |= g.first <= f.first;
+                           covers_last |= g.last >= f.last;
+                         }
+                         return covers_first && covers_last;
+                       }),
+        above.end());
+  }
 }
 
 FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) {
@@ -94,7 +109,18 @@ FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) 
     run_level.push_back(lv);
     total += keys * count;
   };
-  if (l0_keys_ > 0) add(0, l0_keys_, kL0Files);
+  if (!live_[0].empty()) {
+    // The newest L0 files, at most RocksDB's default compaction trigger: a
+    // file moved down without a rewrite (sequential keys move every one)
+    // stays listed in L0 until a deeper file covers its range, which may
+    // be never.
+    const size_t files = std::min(live_[0].size(), kL0Runs);
+    double keys = 0;
+    for (size_t i = live_[0].size() - files; i < live_[0].size(); ++i) {
+      keys += static_cast<double>(live_[0][i].keys);
+    }
+    add(0, keys / files, static_cast<int>(files));
+  }
   for (int lv = 1; lv <= deepest_; ++lv) {
     double keys = 0;
     for (const LiveFile& f : live_[lv]) keys += static_cast<double>(f.keys);
@@ -108,11 +134,14 @@ FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) 
     // small next to the levels above, that is a backlog of compactions,
     // which passes, while its files stay. (In a settled tree the bottom is
     // the largest run and gets the fewest bits anyway.)
-    if (level == deepest_ && plan[i].spec.bits_per_key > budget.bits_per_key) return budget;
+    if (level == deepest_ && plan[i].BitsPerKey() > budget.bits_per_key) return budget;
     // Likewise no level above it takes less: a level swollen by a backlog
     // is rewritten into the ones below soon.
     if (level < deepest_ && plan[i].spec.bits_per_key < budget.bits_per_key) return budget;
-    return plan[i].spec;
+    // Which of the bottom's two sizes (LevelFilter): by the file's first
+    // key, so rebuilding the same file gives the same filter.
+    const uint64_t h = KeyHash(file.first_key.data(), file.first_key.size());
+    return plan[i].SpecForFile(static_cast<double>(h >> 11) * 0x1.0p-53);
   }
   return budget;
 }
@@ -120,8 +149,7 @@ FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) 
 std::vector<double> LevelModel::LevelKeys() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<double> keys(std::max<size_t>(live_.size(), 1), 0.0);
-  keys[0] = l0_keys_;
-  for (size_t lv = 1; lv < live_.size(); ++lv) {
+  for (size_t lv = 0; lv < live_.size(); ++lv) {
     for (const LiveFile& f : live_[lv]) keys[lv] += static_cast<double>(f.keys);
   }
   return keys;
