@@ -4,6 +4,8 @@
 #   db_bench.md                  tools/compare.sh: stock db_bench, every config
 #   db_bench_multilevel.md       tools/compare.sh --multilevel: a tree with L0 and
 #                                three more levels, allocation=uniform vs monkey
+#   db_bench_multilevel_sweep.md tools/multilevel_sweep.py: the same at 6-16
+#     + multilevel_sweep.csv/png bits/key, tools/plot_multilevel_sweep.sh
 #   db_bench_rocksdb9.md         tools/compare.sh --rocksdb 9.7.4: the same on
 #                                RocksDB 9.7.4's db_bench (source build, in-tree)
 #   filter_bench_single.md       tools/filter_bench, one 1M-key filter
@@ -83,6 +85,13 @@ if want db_bench; then
 fi
 if want multilevel; then
   run db_bench_multilevel.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh" --multilevel --reps 5
+  # The budget sweep behind docs/charts/multilevel_sweep.png: 6 budgets x 5
+  # filters, one repeat (read counts do not depend on timing).
+  run db_bench_multilevel_sweep.md python3 "$ROOT/tools/multilevel_sweep.py" \
+      --csv "$ROOT/docs/charts/multilevel_sweep.csv" -- \
+      --plugin "$BUILD_DIR/libsstfilter.so" --check-tool "$BUILD_DIR/tools/sstfilter_check" \
+      --work-dir "$BUILD_DIR"
+  "$ROOT/tools/plot_multilevel_sweep.sh" "$ROOT/docs/charts/multilevel_sweep.csv" "$ROOT/docs/charts"
 fi
 if want db_bench9; then
   MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
