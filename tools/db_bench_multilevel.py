@@ -6,8 +6,10 @@ db_bench run (one process, as a live DB's policy sees every file):
 fillrandom, flush and waitforcompaction (so no compaction changes the tree
 while reads are timed), then `updaterandom` of L0_WRITES random keys over the
 whole key range and a flush: three L0 files, one under the L0 compaction
-trigger, so they stay (and no WAL is replayed into a new L0 file when the reads
-reopen the DB). It ends printing rocksdb.levelstats and rocksdb.sstables, from
+trigger (and no WAL is replayed into a new L0 file when the reads reopen the
+DB). Whatever L0 files the fill itself left add to them, and when the sum
+reaches the trigger L0 is compacted: 1 to 4 L0 files stay, by compaction
+timing, and each is one more filter a lookup probes. It ends printing rocksdb.levelstats and rocksdb.sstables, from
 which each SST's level is known. The table then shows, per config, filter
 memory in all and per level, and what the filters save lookups of absent keys,
 as ratios to the built-in Bloom filter and, for allocation=monkey configs, to
