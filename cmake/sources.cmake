@@ -25,6 +25,12 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/bits_adapter.cc
   plugin/rocksdb/builtin_family.cc
   plugin/rocksdb/check.cc
+  plugin/rocksdb/guard_family.cc
+  plugin/rocksdb/guard_file.cc
+  plugin/rocksdb/guard_impl.cc
+  plugin/rocksdb/guard_restart.cc
+  plugin/rocksdb/guarded_db.cc
+  plugin/rocksdb/guarded_db_write.cc
   plugin/rocksdb/level_model.cc
   plugin/rocksdb/migrate.cc
   plugin/rocksdb/policy.cc

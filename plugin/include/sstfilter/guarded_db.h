@@ -1,0 +1,225 @@
+// GuardedDB: one dynamic cuckoo filter per column family in front of a
+// whole RocksDB, so that Get, MultiGet and KeyMayExist of an absent key are
+// answered without touching the LSM tree.
+//
+//   #include <sstfilter/guarded_db.h>
+//   std::unique_ptr<sstfilter::GuardedDB> db;
+//   rocksdb::Status s = sstfilter::GuardedDB::Open(options, {}, "/path/db", &db);
+//   db->Get(rocksdb::ReadOptions(), "absent", &value);  // NotFound, no LSM lookup
+//
+// Contract:
+// - Never rules out a key the DB holds, under any interleaving of concurrent
+//   readers and writers that all go through this object: a key is inserted
+//   into the guard before a write that can make it visible, and erased only
+//   after a delete of a key the DB held has become visible, under a per-key
+//   lock (docs/design.md, "Key guard"). Reads with a snapshot or a
+//   timestamp bypass the guard (it describes the latest state only).
+// - Exact: a key is inserted once however often it is overwritten, and
+//   erased only when the DB held it. Removals the guard cannot follow
+//   (DeleteRange, compaction filters, TTL, keys deleted by an ingested
+//   file) leave stale entries: they cost FPR, never correctness.
+// - Write paths it cannot follow are refused with Status::NotSupported:
+//   user-defined timestamps on a guarded column family, WriteBatch records
+//   other than Put/Merge/PutEntity/Delete/SingleDelete/DeleteRange/LogData
+//   (blob indexes, 2PC markers), CreateColumnFamilyWithImport into a guarded
+//   family, writes to a column family whose handle was destroyed. Writes
+//   made around it (GetBaseDB(), another process) are NOT followed while it
+//   is open; the next Open detects them through the sequence number and
+//   rebuilds.
+// - If the filter cannot take a key (kFull) the column family's guard
+//   switches itself off (every key "may exist") until the next Open
+//   rebuilds it: slower, never wrong.
+// - SingleDelete on a guarded family is written as a Delete (a misused
+//   SingleDelete can resurrect an older value the guard forgot); inside a
+//   WriteBatch it is kept as is and its key stays in the guard, stale.
+// - Restart: Close() (or the destructor) saves the guards with the DB's
+//   sequence number, identity and live SST files, checksummed, to
+//   GuardOptions::guard_file. Open loads the file only if all of these match
+//   the DB, and deletes it; otherwise (crash, writes or ingestion without the
+//   guard, damage, a missing family) it rebuilds the guard from a key scan,
+//   reporting progress and keys/s on stderr. docs/format.md has the layout.
+// Thread safety: like rocksdb::DB. Close() must not race other calls.
+// Cost: one filter probe per read; a new key's write adds one filter insert;
+// an overwrite or delete of a key the guard may hold adds one DB Get.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <rocksdb/db.h>
+#include <rocksdb/utilities/stackable_db.h>
+#include <rocksdb/version.h>
+
+namespace sstfilter {
+
+struct GuardOptions {
+  // The guard's false-positive rate, kept at every size (0 < fpr < 0.5).
+  double target_fpr = 0.001;
+  // Column families to guard, by name; empty guards every family,
+  // including those created later.
+  std::vector<std::string> column_families;
+  // Where the guard is saved; empty: "<db path>/SSTFILTER-GUARD".
+  std::string guard_file;
+  // Rebuild progress on stderr.
+  bool report_progress = true;
+  // For tests: the filter's checked mode, which detects an erase of a key
+  // never inserted (counted in GuardStats::guard_errors). Costs memory.
+  bool checked = false;
+};
+
+struct GuardStats {
+  uint64_t ruled_out = 0;       // reads answered NotFound/false by the guard
+  uint64_t keys = 0;            // entries in the guards (stale ones included)
+  uint64_t memory_bytes = 0;    // filter bytes over every guarded family
+  uint64_t guard_errors = 0;    // filter errors: erase of a key not inserted
+                                // (checked mode), insert refused (full)
+  uint64_t adopted_copies = 0;  // inserts that found their fingerprint pair
+                                // full of stale copies and took one
+  uint64_t disabled_families = 0;  // guards switched off until the next Open
+  bool loaded = false;          // Open loaded the saved guard ...
+  bool rebuilt = false;         // ... or rebuilt it from a scan
+  uint64_t rebuilt_keys = 0;
+  double rebuild_seconds = 0;
+  std::string rebuild_reason;   // why the saved guard was not used
+};
+
+class GuardedDB : public rocksdb::StackableDB {
+ public:
+  // Opens the DB at `path` with its default column family only.
+  static rocksdb::Status Open(const rocksdb::Options& options, const GuardOptions& guard,
+                              const std::string& path, std::unique_ptr<GuardedDB>* db);
+  // With column families, as rocksdb::DB::Open: the caller owns *handles
+  // and destroys them (DestroyColumnFamilyHandle) before the DB.
+  static rocksdb::Status Open(const rocksdb::DBOptions& options, const GuardOptions& guard,
+                              const std::string& path,
+                              const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+                              std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+                              std::unique_ptr<GuardedDB>* db);
+
+  ~GuardedDB() override;
+  GuardedDB(const GuardedDB&) = delete;
+  GuardedDB& operator=(const GuardedDB&) = delete;
+
+  GuardStats GetGuardStats() const;
+  uint64_t RuledOut() const;  // GuardStats::ruled_out, cheaply
+
+  // Saves the guard, then closes the DB.
+  rocksdb::Status Close() override;
+
+  // ---- reads -------------------------------------------------------------
+  using rocksdb::StackableDB::Get;
+  using rocksdb::StackableDB::KeyMayExist;
+  using rocksdb::StackableDB::MultiGet;
+#if ROCKSDB_MAJOR >= 9
+  rocksdb::Status Get(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                      const rocksdb::Slice& key, rocksdb::PinnableSlice* value,
+                      std::string* timestamp) override;
+  void MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
+                rocksdb::ColumnFamilyHandle** cfs, const rocksdb::Slice* keys,
+                rocksdb::PinnableSlice* values, std::string* timestamps,
+                rocksdb::Status* statuses, bool sorted_input = false) override;
+#else
+  rocksdb::Status Get(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                      const rocksdb::Slice& key, rocksdb::PinnableSlice* value) override;
+  std::vector<rocksdb::Status> MultiGet(const rocksdb::ReadOptions& options,
+                                        const std::vector<rocksdb::ColumnFamilyHandle*>& cfs,
+                                        const std::vector<rocksdb::Slice>& keys,
+                                        std::vector<std::string>* values) override;
+  void MultiGet(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                size_t num_keys, const rocksdb::Slice* keys, rocksdb::PinnableSlice* values,
+                rocksdb::Status* statuses, bool sorted_input = false) override;
+  void MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
+                rocksdb::ColumnFamilyHandle** cfs, const rocksdb::Slice* keys,
+                rocksdb::PinnableSlice* values, rocksdb::Status* statuses,
+                bool sorted_input = false) override;
+  bool KeyMayExist(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                   const rocksdb::Slice& key, std::string* value, std::string* timestamp,
+                   bool* value_found = nullptr) override;
+#endif
+  bool KeyMayExist(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                   const rocksdb::Slice& key, std::string* value,
+                   bool* value_found = nullptr) override;
+
+  // ---- writes ------------------------------------------------------------
+  using rocksdb::StackableDB::Delete;
+  using rocksdb::StackableDB::Merge;
+  using rocksdb::StackableDB::Put;
+  using rocksdb::StackableDB::PutEntity;
+  using rocksdb::StackableDB::SingleDelete;
+  rocksdb::Status Put(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                      const rocksdb::Slice& key, const rocksdb::Slice& value) override;
+  rocksdb::Status Put(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                      const rocksdb::Slice& key, const rocksdb::Slice& ts,
+                      const rocksdb::Slice& value) override;
+  rocksdb::Status PutEntity(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                            const rocksdb::Slice& key,
+                            const rocksdb::WideColumns& columns) override;
+#if ROCKSDB_MAJOR >= 9
+  rocksdb::Status PutEntity(const rocksdb::WriteOptions& options, const rocksdb::Slice& key,
+                            const rocksdb::AttributeGroups& groups) override;
+#endif
+  rocksdb::Status Merge(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                        const rocksdb::Slice& key, const rocksdb::Slice& value) override;
+  rocksdb::Status Merge(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                        const rocksdb::Slice& key, const rocksdb::Slice& ts,
+                        const rocksdb::Slice& value) override;
+  rocksdb::Status Delete(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                         const rocksdb::Slice& key) override;
+  rocksdb::Status Delete(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
+                         const rocksdb::Slice& key, const rocksdb::Slice& ts) override;
+  rocksdb::Status SingleDelete(const rocksdb::WriteOptions& options,
+                               rocksdb::ColumnFamilyHandle* cf,
+                               const rocksdb::Slice& key) override;
+  rocksdb::Status SingleDelete(const rocksdb::WriteOptions& options,
+                               rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
+                               const rocksdb::Slice& ts) override;
+  // DeleteRange: passed through; the keys it removes stay in the guard.
+  rocksdb::Status Write(const rocksdb::WriteOptions& options,
+                        rocksdb::WriteBatch* updates) override;
+  using rocksdb::StackableDB::IngestExternalFile;
+  rocksdb::Status IngestExternalFile(rocksdb::ColumnFamilyHandle* cf,
+                                     const std::vector<std::string>& files,
+                                     const rocksdb::IngestExternalFileOptions& options) override;
+  rocksdb::Status IngestExternalFiles(
+      const std::vector<rocksdb::IngestExternalFileArg>& args) override;
+  using rocksdb::StackableDB::CreateColumnFamilyWithImport;
+  rocksdb::Status CreateColumnFamilyWithImport(
+      const rocksdb::ColumnFamilyOptions& options, const std::string& name,
+      const rocksdb::ImportColumnFamilyOptions& import_options,
+      const rocksdb::ExportImportFilesMetaData& metadata,
+      rocksdb::ColumnFamilyHandle** handle) override;
+#if ROCKSDB_MAJOR >= 9
+  rocksdb::Status CreateColumnFamilyWithImport(
+      const rocksdb::ColumnFamilyOptions& options, const std::string& name,
+      const rocksdb::ImportColumnFamilyOptions& import_options,
+      const std::vector<const rocksdb::ExportImportFilesMetaData*>& metadatas,
+      rocksdb::ColumnFamilyHandle** handle) override;
+#endif
+
+  // ---- column families -----------------------------------------------------
+  rocksdb::Status CreateColumnFamily(const rocksdb::ColumnFamilyOptions& options,
+                                     const std::string& name,
+                                     rocksdb::ColumnFamilyHandle** handle) override;
+  rocksdb::Status CreateColumnFamilies(const rocksdb::ColumnFamilyOptions& options,
+                                       const std::vector<std::string>& names,
+                                       std::vector<rocksdb::ColumnFamilyHandle*>* handles) override;
+  rocksdb::Status CreateColumnFamilies(
+      const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+      std::vector<rocksdb::ColumnFamilyHandle*>* handles) override;
+  rocksdb::Status DropColumnFamily(rocksdb::ColumnFamilyHandle* cf) override;
+  rocksdb::Status DropColumnFamilies(
+      const std::vector<rocksdb::ColumnFamilyHandle*>& cfs) override;
+  rocksdb::Status DestroyColumnFamilyHandle(rocksdb::ColumnFamilyHandle* cf) override;
+
+  struct Impl;  // (plugin/rocksdb/guard_*.h)
+
+ private:
+  GuardedDB(rocksdb::DB* db, std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  bool closed_ = false;
+};
+
+}  // namespace sstfilter

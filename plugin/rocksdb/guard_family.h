@@ -1,0 +1,75 @@
+// One column family's guard: a dynamic cuckoo filter, the lock that makes
+// its caller the filter's single writer, and the switch that turns it off
+// when the filter cannot take a key.
+//
+// Thread safety: MayContain from any thread at any time; Insert and Erase
+// from any thread (they serialize on a mutex). The caller orders them
+// against the DB's own writes (guarded_db_write.cc).
+
+#pragma once
+
+#include <sstfilter/dynamic_cuckoo.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <rocksdb/db.h>
+
+namespace sstfilter {
+
+class GuardFamily {
+ public:
+  GuardFamily(uint32_t id, std::string name, std::unique_ptr<DynamicCuckooFilter> filter,
+              rocksdb::ColumnFamilyHandle* handle);
+  GuardFamily(const GuardFamily&) = delete;
+  GuardFamily& operator=(const GuardFamily&) = delete;
+
+  uint32_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+
+  // False only if the key is certainly absent from the family. True once the
+  // guard is switched off.
+  bool MayContainHash(uint64_t hash) const {
+    return disabled_.load(std::memory_order_acquire) || filter_->ContainsHash(hash);
+  }
+  bool enabled() const { return !disabled_.load(std::memory_order_acquire); }
+
+  // Adds one copy of the key (or, when its fingerprint pair is full of
+  // stale copies, adopts one). If the filter is full, switches the guard off
+  // before returning: the caller's write that follows is then never ruled
+  // out.
+  void InsertHash(uint64_t hash);
+  // Removes the one copy the key owns. Precondition: it owns one.
+  void EraseHash(uint64_t hash);
+
+  // Saves the filter (appends); false if the guard is off.
+  bool Save(std::string* out) const;
+
+  // The handle writes use for "does the DB hold this key" (null once the
+  // user destroyed it: writes are then refused).
+  rocksdb::ColumnFamilyHandle* handle() const { return handle_.load(std::memory_order_acquire); }
+  void ClearHandle() { handle_.store(nullptr, std::memory_order_release); }
+  void MarkDropped() { dropped_.store(true, std::memory_order_release); }
+  bool dropped() const { return dropped_.load(std::memory_order_acquire); }
+
+  uint64_t Size() const;
+  uint64_t MemoryBytes() const;
+  uint64_t errors() const { return errors_.load(std::memory_order_relaxed); }
+  uint64_t adopted() const { return adopted_.load(std::memory_order_relaxed); }
+
+ private:
+  const uint32_t id_;
+  const std::string name_;
+  mutable std::mutex write_mu_;  // the filter's single writer
+  std::unique_ptr<DynamicCuckooFilter> filter_;
+  std::atomic<bool> disabled_{false};
+  std::atomic<bool> dropped_{false};
+  std::atomic<rocksdb::ColumnFamilyHandle*> handle_;
+  std::atomic<uint64_t> errors_{0};
+  std::atomic<uint64_t> adopted_{0};
+};
+
+}  // namespace sstfilter

@@ -1,0 +1,110 @@
+#include "guard_file.h"
+
+#include "../core/coding.h"
+#include "../core/hash.h"
+
+namespace sstfilter {
+namespace {
+
+constexpr char kMagic[8] = {'S', 'S', 'T', 'F', 'G', 'R', 'D', '1'};
+constexpr uint32_t kVersion = 1;
+constexpr uint64_t kChecksumSeed = 0x6775617264763031ULL;  // "guardv01"
+
+uint64_t Checksum(const char* data, size_t size) {
+  return XXH3_64bits_withSeed(data, size, kChecksumSeed);
+}
+
+void PutBytes(std::string* out, std::string_view bytes) {
+  PutFixed64(out, bytes.size());
+  out->append(bytes.data(), bytes.size());
+}
+
+// Bounds-checked reader over the file body.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool U32(uint32_t* v) {
+    if (in_.size() < 4) return false;
+    *v = DecodeFixed32(in_.data());
+    in_.remove_prefix(4);
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    if (in_.size() < 8) return false;
+    *v = DecodeFixed64(in_.data());
+    in_.remove_prefix(8);
+    return true;
+  }
+  bool Bytes(std::string* v) {
+    uint64_t n;
+    if (!U64(&n) || n > in_.size()) return false;
+    v->assign(in_.data(), n);
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool empty() const { return in_.empty(); }
+
+ private:
+  std::string_view in_;
+};
+
+}  // namespace
+
+void EncodeGuardFile(const GuardFileContents& c, std::string* out) {
+  const size_t start = out->size();
+  out->append(kMagic, sizeof(kMagic));
+  PutFixed32(out, kVersion);
+  PutFixed64(out, c.sequence);
+  PutBytes(out, c.db_identity);
+  PutFixed64(out, c.sst_files.size());
+  for (uint64_t f : c.sst_files) PutFixed64(out, f);
+  PutFixed32(out, static_cast<uint32_t>(c.families.size()));
+  for (const auto& f : c.families) {
+    PutFixed32(out, f.id);
+    PutBytes(out, f.name);
+    PutBytes(out, f.filter);
+  }
+  PutFixed64(out, Checksum(out->data() + start, out->size() - start));
+}
+
+bool DecodeGuardFile(std::string_view bytes, GuardFileContents* c, std::string* why) {
+  if (bytes.size() < sizeof(kMagic) + 4 + 8 ||
+      bytes.compare(0, sizeof(kMagic), std::string_view(kMagic, sizeof(kMagic))) != 0) {
+    *why = "not a guard file";
+    return false;
+  }
+  const size_t body = bytes.size() - 8;
+  if (Checksum(bytes.data(), body) != DecodeFixed64(bytes.data() + body)) {
+    *why = "checksum mismatch (damaged or truncated)";
+    return false;
+  }
+  Reader r(bytes.substr(sizeof(kMagic), body - sizeof(kMagic)));
+  uint32_t version;
+  if (!r.U32(&version) || version != kVersion) {
+    *why = "unknown guard file version";
+    return false;
+  }
+  GuardFileContents out;
+  uint64_t files;
+  uint32_t families;
+  bool ok = r.U64(&out.sequence) && r.Bytes(&out.db_identity) && r.U64(&files) &&
+            files <= body / 8;
+  for (uint64_t i = 0; ok && i < files; ++i) {
+    out.sst_files.emplace_back();
+    ok = r.U64(&out.sst_files.back());
+  }
+  ok = ok && r.U32(&families) && families <= body;
+  for (uint32_t i = 0; ok && i < families; ++i) {
+    out.families.emplace_back();
+    auto& f = out.families.back();
+    ok = r.U32(&f.id) && r.Bytes(&f.name) && r.Bytes(&f.filter);
+  }
+  if (!ok || !r.empty()) {
+    *why = "malformed guard file";
+    return false;
+  }
+  *c = std::move(out);
+  return true;
+}
+
+}  // namespace sstfilter

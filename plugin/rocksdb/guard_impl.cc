@@ -1,0 +1,88 @@
+#include "guard_impl.h"
+
+#include <algorithm>
+
+namespace sstfilter {
+
+StripeGuard::StripeGuard(KeyLocks* locks, std::vector<size_t> stripes)
+    : locks_(locks), stripes_(std::move(stripes)) {
+  std::sort(stripes_.begin(), stripes_.end());
+  stripes_.erase(std::unique(stripes_.begin(), stripes_.end()), stripes_.end());
+  for (size_t s : stripes_) locks_->stripe(s).lock();
+}
+
+StripeGuard::~StripeGuard() {
+  for (auto it = stripes_.rbegin(); it != stripes_.rend(); ++it) locks_->stripe(*it).unlock();
+}
+
+GuardedDB::Impl::Impl(GuardOptions guard, std::string db_path)
+    : options(std::move(guard)),
+      guard_file(options.guard_file.empty() ? db_path + "/SSTFILTER-GUARD" : options.guard_file) {
+  tables_.push_back(std::make_unique<Table>());
+  table_.store(tables_.back().get(), std::memory_order_release);
+}
+
+GuardedDB::Impl::~Impl() = default;
+
+void GuardedDB::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
+  std::lock_guard<std::mutex> lock(admin_mu_);
+  auto next = std::make_unique<Table>(*table());
+  if (next->known.size() <= id) {
+    next->known.resize(id + 1, false);
+    next->guard.resize(id + 1, nullptr);
+  }
+  next->known[id] = true;
+  next->guard[id] = guard.get();
+  if (guard) owned_.push_back(std::move(guard));
+  table_.store(next.get(), std::memory_order_release);
+  tables_.push_back(std::move(next));
+}
+
+std::vector<GuardFamily*> GuardedDB::Impl::Families() const {
+  std::vector<GuardFamily*> out;
+  for (GuardFamily* g : table()->guard) {
+    if (g != nullptr) out.push_back(g);
+  }
+  return out;
+}
+
+bool GuardedDB::Impl::Guards(const std::string& name) const {
+  return options.column_families.empty() ||
+         std::find(options.column_families.begin(), options.column_families.end(), name) !=
+             options.column_families.end();
+}
+
+rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
+                                           std::unique_ptr<DynamicCuckooFilter>* out) const {
+  DynamicCuckooOptions o;
+  o.target_fpr = options.target_fpr;
+  o.initial_capacity = std::max<uint64_t>(capacity, 1024);
+  o.checked = options.checked;
+  const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
+  if (s != DynamicStatus::kOk) {
+    return rocksdb::Status::InvalidArgument("sstfilter guard: ", DynamicStatusName(s));
+  }
+  return rocksdb::Status::OK();
+}
+
+namespace {
+// Threads spread over the counters round-robin, so two readers rarely
+// share a cache line.
+size_t ThreadSlot() {
+  static std::atomic<size_t> next{0};
+  static thread_local const size_t slot = next.fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+}  // namespace
+
+void GuardedDB::Impl::CountRuledOut(uint64_t n) {
+  ruled_out_[ThreadSlot() % kCounters].n.fetch_add(n, std::memory_order_relaxed);
+}
+
+uint64_t GuardedDB::Impl::RuledOut() const {
+  uint64_t sum = 0;
+  for (const Counter& c : ruled_out_) sum += c.n.load(std::memory_order_relaxed);
+  return sum;
+}
+
+}  // namespace sstfilter

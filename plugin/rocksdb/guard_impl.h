@@ -1,0 +1,95 @@
+// GuardedDB's state: the guarded column families (looked up without locks
+// by readers), the striped per-key writer locks, the counters.
+
+#pragma once
+
+#include <sstfilter/guarded_db.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "../core/hash.h"
+#include "guard_family.h"
+
+namespace sstfilter {
+
+// Writers of one key serialize on its stripe, so that "does the DB hold the
+// key", the guard update and the DB write are one step for that key.
+// Several stripes are always taken in increasing order (no deadlock).
+class KeyLocks {
+ public:
+  static constexpr size_t kStripes = 1024;
+  static size_t StripeOf(uint32_t cf_id, uint64_t hash) {
+    return FastRange64(Mix64(hash ^ (uint64_t{cf_id} * 0x9e3779b97f4a7c15ULL)), kStripes);
+  }
+  std::mutex& stripe(size_t i) { return stripes_[i].mu; }
+
+ private:
+  struct alignas(64) Padded {
+    std::mutex mu;
+  };
+  Padded stripes_[kStripes];
+};
+
+// Holds a sorted, duplicate-free set of stripes.
+class StripeGuard {
+ public:
+  StripeGuard(KeyLocks* locks, std::vector<size_t> stripes);  // sorts, dedups, locks
+  ~StripeGuard();
+  StripeGuard(const StripeGuard&) = delete;
+  StripeGuard& operator=(const StripeGuard&) = delete;
+
+ private:
+  KeyLocks* locks_;
+  std::vector<size_t> stripes_;
+};
+
+struct GuardedDB::Impl {
+  Impl(GuardOptions guard, std::string db_path);
+  ~Impl();
+
+  // Column families by id. Readers load the current table without a lock;
+  // a change publishes a new table and keeps the old one until the end
+  // (families change rarely).
+  struct Table {
+    std::vector<GuardFamily*> guard;  // null: not guarded
+    std::vector<bool> known;          // opened or created through us
+  };
+  const Table* table() const { return table_.load(std::memory_order_acquire); }
+  // The family's guard, or null if unguarded. *known: whether it is ours.
+  GuardFamily* Lookup(uint32_t id, bool* known = nullptr) const {
+    const Table* t = table();
+    const bool k = id < t->known.size() && t->known[id];
+    if (known != nullptr) *known = k;
+    return k ? t->guard[id] : nullptr;
+  }
+  void Publish(uint32_t id, std::unique_ptr<GuardFamily> guard);  // guard may be null
+  std::vector<GuardFamily*> Families() const;  // every guard, dropped ones too
+
+  bool Guards(const std::string& name) const;
+  rocksdb::Status NewFilter(uint64_t capacity, std::unique_ptr<DynamicCuckooFilter>* out) const;
+
+  void CountRuledOut(uint64_t n);
+  uint64_t RuledOut() const;
+
+  const GuardOptions options;
+  const std::string guard_file;
+  KeyLocks locks;
+  GuardStats open_stats;  // loaded/rebuilt, set once by Open
+
+ private:
+  std::atomic<const Table*> table_;
+  std::mutex admin_mu_;  // changes of the table
+  std::vector<std::unique_ptr<const Table>> tables_;
+  std::vector<std::unique_ptr<GuardFamily>> owned_;
+  struct alignas(64) Counter {
+    std::atomic<uint64_t> n{0};
+  };
+  static constexpr size_t kCounters = 8;
+  Counter ruled_out_[kCounters];
+};
+
+}  // namespace sstfilter

@@ -1,0 +1,202 @@
+// GuardedDB on a real RocksDB: reads it rules out, every write path, exact
+// bookkeeping (checked filter mode), column families, refusals.
+
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/write_batch.h>
+
+#include "guard_test_util.h"
+
+namespace sstfilter {
+namespace test {
+namespace {
+
+class GuardedDBTest : public ::testing::Test {
+ protected:
+  void Open(const GuardOptions& g = CheckedGuard()) {
+    options_.statistics = rocksdb::CreateDBStatistics();
+    ASSERT_TRUE(GuardedDB::Open(options_, g, dir_.path(), &db_).ok());
+  }
+  GuardStats Stats() const { return db_->GetGuardStats(); }
+  TempDir dir_;
+  rocksdb::Options options_ = GuardTestOptions();
+  std::unique_ptr<GuardedDB> db_;
+  rocksdb::WriteOptions wo_;
+  rocksdb::ReadOptions ro_;
+};
+
+TEST_F(GuardedDBTest, RulesOutAbsentKeysWithoutTouchingTheDB) {
+  Open();
+  for (int i = 0; i < 20000; ++i) ASSERT_TRUE(db_->Put(wo_, KeyAt(i), "v").ok());
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  // Every Get that reaches the DB looks in the memtable first.
+  auto db_gets = [&] {
+    return options_.statistics->getTickerCount(rocksdb::MEMTABLE_HIT) +
+           options_.statistics->getTickerCount(rocksdb::MEMTABLE_MISS);
+  };
+  const uint64_t before = db_gets();
+  std::string v;
+  int not_found = 0;
+  for (int i = 0; i < 20000; ++i) {
+    not_found += db_->Get(ro_, AbsentKeyAt(i), &v).IsNotFound() ? 1 : 0;
+  }
+  EXPECT_EQ(not_found, 20000);
+  // At the default 0.1% FPR, 20000 absent keys let about 20 through; 200
+  // would be 10x the target.
+  const uint64_t ruled_out = db_->RuledOut();
+  EXPECT_GE(ruled_out, 20000u - 200);
+  EXPECT_EQ(db_gets() - before, 20000 - ruled_out) << "ruled-out Gets reached the DB";
+  // KeyMayExist and MultiGet likewise; present keys are found.
+  int may_exist = 0;
+  for (int i = 0; i < 1000; ++i) may_exist += db_->KeyMayExist(ro_, AbsentKeyAt(i), &v) ? 1 : 0;
+  EXPECT_LT(may_exist, 20);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100; ++i) keys.push_back(i % 2 ? KeyAt(i) : AbsentKeyAt(i));
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<std::string> values;
+  const auto statuses = db_->MultiGet(ro_, slices, &values);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(statuses[i].ok(), i % 2 == 1) << keys[i];
+    if (i % 2) {
+      EXPECT_EQ(values[i], "v");
+    }
+  }
+  EXPECT_GE(db_->RuledOut(), ruled_out + 1000 - 20 + 50 - 5);
+  EXPECT_EQ(Stats().ruled_out, db_->RuledOut());
+  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 20000u);
+}
+
+TEST_F(GuardedDBTest, OverwritesInsertOnceDeletesEraseOnce) {
+  Open();
+  for (int round = 0; round < 20; ++round) {  // more than a bucket pair's 8 copies
+    for (int i = 0; i < 500; ++i) ASSERT_TRUE(db_->Put(wo_, KeyAt(i), "v").ok());
+  }
+  EXPECT_EQ(Stats().keys, 500u);
+  for (int i = 0; i < 500; i += 2) ASSERT_TRUE(db_->Delete(wo_, KeyAt(i)).ok());
+  for (int i = 0; i < 500; i += 2) ASSERT_TRUE(db_->Delete(wo_, KeyAt(i)).ok());  // again
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(db_->Delete(wo_, AbsentKeyAt(i)).ok());
+  EXPECT_EQ(Stats().keys, 250u);
+  EXPECT_EQ(Stats().guard_errors, 0u);
+  EXPECT_EQ(Stats().disabled_families, 0u);
+  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 250u);
+}
+
+TEST_F(GuardedDBTest, EveryWritePath) {
+  Open();
+  ASSERT_TRUE(db_->Put(wo_, "put", "1").ok());
+  ASSERT_TRUE(db_->Merge(wo_, "merge", "a").ok());
+  ASSERT_TRUE(db_->Merge(wo_, "merge", "b").ok());
+  ASSERT_TRUE(db_->PutEntity(wo_, db_->DefaultColumnFamily(), "entity",
+                             {{"c1", "x"}, {"c2", "y"}}).ok());
+  ASSERT_TRUE(db_->Put(wo_, "single", "1").ok());
+  ASSERT_TRUE(db_->SingleDelete(wo_, "single").ok());
+  EXPECT_EQ(Stats().keys, 3u);  // put, merge, entity; single erased
+  rocksdb::WriteBatch batch;
+  ASSERT_TRUE(batch.Put("b-put", "1").ok());
+  ASSERT_TRUE(batch.Merge("b-merge", "m").ok());
+  ASSERT_TRUE(batch.PutEntity(db_->DefaultColumnFamily(), "b-entity", {{"c", "z"}}).ok());
+  ASSERT_TRUE(batch.Put("b-gone", "1").ok());
+  ASSERT_TRUE(batch.Delete("b-gone").ok());  // put then deleted in one batch
+  ASSERT_TRUE(batch.Delete("put").ok());
+  ASSERT_TRUE(batch.Delete("b-back").ok());
+  ASSERT_TRUE(batch.Put("b-back", "1").ok());  // deleted then put
+  ASSERT_TRUE(batch.PutLogData("log").ok());
+  ASSERT_TRUE(db_->Write(wo_, &batch).ok());
+  EXPECT_EQ(Stats().keys, 6u);  // merge entity b-put b-merge b-entity b-back
+  std::string v;
+  EXPECT_TRUE(db_->Get(ro_, "merge", &v).ok());
+  EXPECT_EQ(v, "a,b");
+  EXPECT_TRUE(db_->Get(ro_, "put", &v).IsNotFound());
+  EXPECT_TRUE(db_->Get(ro_, "b-gone", &v).IsNotFound());
+  // A batch's SingleDelete keeps its key, stale.
+  rocksdb::WriteBatch single;
+  ASSERT_TRUE(single.SingleDelete("b-put").ok());
+  ASSERT_TRUE(db_->Write(wo_, &single).ok());
+  EXPECT_EQ(Stats().keys, 6u);
+  // DeleteRange keeps its keys, stale; putting one back adds a copy.
+  ASSERT_TRUE(db_->DeleteRange(wo_, db_->DefaultColumnFamily(), "b-", "b-z").ok());
+  EXPECT_EQ(Stats().keys, 6u);
+  ASSERT_TRUE(db_->Put(wo_, "b-merge", "again").ok());
+  EXPECT_EQ(Stats().keys, 7u);
+  EXPECT_TRUE(db_->Get(ro_, "b-merge", &v).ok());
+  // Ingestion: keys of an external SST are in the guard before they appear.
+  const std::string sst = dir_.path() + "/ingest.sst";
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options_);
+  ASSERT_TRUE(writer.Open(sst).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(writer.Put("z" + KeyAt(i), "v").ok());
+  ASSERT_TRUE(writer.Finish().ok());
+  ASSERT_TRUE(db_->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
+  EXPECT_EQ(Stats().keys, 107u);
+  EXPECT_EQ(Stats().guard_errors, 0u);
+  // merge, entity, b-merge and the 100 ingested.
+  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 103u);
+}
+
+TEST_F(GuardedDBTest, SnapshotReadsBypassTheGuard) {
+  Open();
+  ASSERT_TRUE(db_->Put(wo_, "k", "v").ok());
+  const rocksdb::Snapshot* snap = db_->GetSnapshot();
+  ASSERT_TRUE(db_->Delete(wo_, "k").ok());
+  std::string v;
+  EXPECT_TRUE(db_->Get(ro_, "k", &v).IsNotFound());
+  rocksdb::ReadOptions at_snap;
+  at_snap.snapshot = snap;
+  EXPECT_TRUE(db_->Get(at_snap, "k", &v).ok());
+  std::vector<rocksdb::Slice> keys = {"k"};
+  std::vector<std::string> values;
+  EXPECT_TRUE(db_->MultiGet(at_snap, keys, &values)[0].ok());
+  db_->ReleaseSnapshot(snap);
+}
+
+TEST_F(GuardedDBTest, ColumnFamilies) {
+  GuardOptions g = CheckedGuard();
+  g.column_families = {"default", "guarded"};
+  Open(g);
+  rocksdb::ColumnFamilyHandle *guarded, *plain;
+  ASSERT_TRUE(db_->CreateColumnFamily(options_, "guarded", &guarded).ok());
+  ASSERT_TRUE(db_->CreateColumnFamily(options_, "plain", &plain).ok());
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(db_->Put(wo_, guarded, KeyAt(i), "g").ok());
+    ASSERT_TRUE(db_->Put(wo_, plain, KeyAt(i), "p").ok());
+  }
+  EXPECT_EQ(Stats().keys, 100u);
+  std::string v;
+  const uint64_t before = db_->RuledOut();
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(db_->Get(ro_, plain, AbsentKeyAt(i), &v).IsNotFound());
+  EXPECT_EQ(db_->RuledOut(), before);  // unguarded: every read went to the DB
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(db_->Get(ro_, guarded, AbsentKeyAt(i), &v).IsNotFound());
+  EXPECT_GE(db_->RuledOut(), before + 95);
+  EXPECT_EQ(ExpectAllKeysFound(db_.get(), guarded), 100u);
+  // A family created around the guard cannot be written through it.
+  rocksdb::ColumnFamilyHandle* around = nullptr;
+  ASSERT_TRUE(db_->GetBaseDB()->CreateColumnFamily(options_, "around", &around).ok());
+  EXPECT_TRUE(db_->Put(wo_, around, "k", "v").IsNotSupported());
+  rocksdb::WriteBatch batch;
+  ASSERT_TRUE(batch.Put(around, "k", "v").ok());
+  EXPECT_TRUE(db_->Write(wo_, &batch).IsNotSupported());
+  // Dropped: reads through the old handle still work; the guard is not saved.
+  ASSERT_TRUE(db_->DropColumnFamily(guarded).ok());
+  EXPECT_TRUE(db_->Get(ro_, guarded, KeyAt(1), &v).ok());
+  for (auto* h : {guarded, plain, around}) ASSERT_TRUE(db_->DestroyColumnFamilyHandle(h).ok());
+  EXPECT_TRUE(db_->Close().ok());
+}
+
+TEST_F(GuardedDBTest, RefusesWhatItCannotFollow) {
+  Open();
+  EXPECT_TRUE(db_->Put(wo_, db_->DefaultColumnFamily(), "k", "ts", "v").IsNotSupported());
+  EXPECT_TRUE(db_->Delete(wo_, db_->DefaultColumnFamily(), "k", "ts").IsNotSupported());
+  rocksdb::ColumnFamilyHandle* h = nullptr;
+  EXPECT_TRUE(db_->CreateColumnFamilyWithImport(options_, "imported",
+                                                rocksdb::ImportColumnFamilyOptions(),
+                                                rocksdb::ExportImportFilesMetaData(), &h)
+                  .IsNotSupported());
+  GuardOptions bad;
+  bad.target_fpr = 0.7;
+  std::unique_ptr<GuardedDB> other;
+  TempDir dir;
+  EXPECT_TRUE(GuardedDB::Open(options_, bad, dir.path(), &other).IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace sstfilter
