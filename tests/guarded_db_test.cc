@@ -68,7 +68,7 @@ TEST_F(GuardedDBTest, RulesOutAbsentKeysWithoutTouchingTheDB) {
 
 TEST_F(GuardedDBTest, OverwritesInsertOnceDeletesEraseOnce) {
   Open();
-  for (int round = 0; round < 20; ++round) {  // more than a bucket pair's 8 copies
+  for (int round = 0; round < 20; ++round) {  // more than a bucket pair's copy limit
     for (int i = 0; i < 500; ++i) ASSERT_TRUE(db_->Put(wo_, KeyAt(i), "v").ok());
   }
   EXPECT_EQ(Stats().keys, 500u);

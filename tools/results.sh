@@ -22,14 +22,16 @@
 #                                static and a classic power-of-two cuckoo filter
 #                                (dynamic_cuckoo_summary.md: its targets table)
 #   fuzz.md                      tools/fuzz.sh, executions per target
+#   guard.md                     tools/guard_bench: the key guard (GuardedDB) vs
+#                                the same RocksDB unguarded, 2M keys
 #   filter_reload*.md            tools/filter_reload_bench.sh: filter loads into a
 #                                churning block cache (7.8.3, then 9.7.4)
 # Each file starts with the command that made it and the machine.
 #
 #   tools/results.sh            # everything
 #   tools/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
-#                               # db_bench9, leveldb, large, dynamic, fuzz, reload
-#                               # likewise)
+#                               # db_bench9, leveldb, large, dynamic, fuzz, reload,
+#                               # guard likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -116,6 +118,9 @@ if want reload; then
   run filter_reload.md "$ROOT/tools/filter_reload_bench.sh"
   MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
     run filter_reload_rocksdb9.md "$ROOT/tools/filter_reload_bench.sh" --rocksdb 9.7.4
+fi
+if want guard; then
+  run guard.md nice -n 10 "$BUILD_DIR/tools/guard_bench"
 fi
 if want fuzz; then
   run fuzz.md env SECONDS_PER_TARGET=120 "$ROOT/tools/fuzz.sh"

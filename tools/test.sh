@@ -61,7 +61,7 @@ ASAN_OPTIONS=detect_leaks=1 run_ctest "$ROOT/build-asan"
 step "3/5 concurrency tests under TSan (build-tsan/)"
 BUILD_DIR="$ROOT/build-tsan" BUILD_TYPE=RelWithDebInfo \
   SSTFILTER_CMAKE_ARGS="-DSSTFILTER_SANITIZE=thread -DSSTFILTER_BUILD_TOOLS=OFF -DSSTFILTER_WITH_LEVELDB=OFF" \
-  SETUP_TARGETS="rocksdb_concurrency_test dynamic_cuckoo_concurrency_test" "$ROOT/tools/setup.sh"
+  SETUP_TARGETS="rocksdb_concurrency_test dynamic_cuckoo_concurrency_test guarded_db_concurrency_test" "$ROOT/tools/setup.sh"
 TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp ${TSAN_OPTIONS:-}" \
   run_ctest "$ROOT/build-tsan" -R Concurrency
 

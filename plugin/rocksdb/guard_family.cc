@@ -1,11 +1,30 @@
 #include "guard_family.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace sstfilter {
 
 GuardFamily::GuardFamily(uint32_t id, std::string name,
                          std::unique_ptr<DynamicCuckooFilter> filter,
                          rocksdb::ColumnFamilyHandle* handle)
     : id_(id), name_(std::move(name)), filter_(std::move(filter)), handle_(handle) {}
+
+void GuardFamily::MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* out) const {
+  if (!enabled()) {
+    std::fill(out, out + n, true);
+    return;
+  }
+  constexpr size_t kChunk = 64;
+  std::string_view views[kChunk];
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t m = std::min(kChunk, n - start);
+    for (size_t i = 0; i < m; ++i) {
+      views[i] = std::string_view(keys[start + i].data(), keys[start + i].size());
+    }
+    filter_->ContainsBatch(views, m, out + start);
+  }
+}
 
 void GuardFamily::InsertHash(uint64_t hash) {
   std::lock_guard<std::mutex> lock(write_mu_);

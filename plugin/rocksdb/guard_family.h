@@ -35,6 +35,8 @@ class GuardFamily {
   bool MayContainHash(uint64_t hash) const {
     return disabled_.load(std::memory_order_acquire) || filter_->ContainsHash(hash);
   }
+  // MayContainHash for n keys at once (the filter prefetches their buckets).
+  void MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* out) const;
   bool enabled() const { return !disabled_.load(std::memory_order_acquire); }
 
   // Adds one copy of the key (or, when its fingerprint pair is full of

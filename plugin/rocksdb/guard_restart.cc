@@ -80,33 +80,40 @@ rocksdb::ColumnFamilyHandle* OwnHandle(rocksdb::DB* db, rocksdb::ColumnFamilyHan
 rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
                                rocksdb::ColumnFamilyHandle* handle, bool scan,
                                std::unique_ptr<GuardFamily>* out) {
-  uint64_t estimate = 0;
-  if (scan) db->GetIntProperty(handle, "rocksdb.estimate-num-keys", &estimate);
-  std::unique_ptr<DynamicCuckooFilter> filter;
-  rocksdb::Status s = impl->NewFilter(estimate + estimate / 8, &filter);
-  if (!s.ok()) return s;
-  auto guard = std::make_unique<GuardFamily>(handle->GetID(), handle->GetName(),
-                                             std::move(filter), OwnHandle(db, handle));
+  // A rebuild first collects the keys' hashes (8 bytes a key, for the
+  // duration of the scan) so that the filter is sized from the exact count:
+  // rocksdb.estimate-num-keys is often 10-20% off, and every key of
+  // over-provisioning costs bits/key until the DB grows into it.
+  std::vector<uint64_t> hashes;
+  const auto start = Clock::now();
   if (scan) {
-    const auto start = Clock::now();
     auto last = start;
     rocksdb::ReadOptions ro;
     ro.fill_cache = false;  // a scan would evict the working set
     ro.total_order_seek = true;
     ro.readahead_size = 2 << 20;
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, handle));
-    uint64_t keys = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       const rocksdb::Slice k = it->key();
-      guard->InsertHash(KeyHash(k.data(), k.size()));
-      if ((++keys & 0xffff) == 0 && impl->options.report_progress && Since(last) >= 1.0) {
+      hashes.push_back(KeyHash(k.data(), k.size()));
+      if ((hashes.size() & 0xffff) == 0 && impl->options.report_progress && Since(last) >= 1.0) {
         last = Clock::now();
-        std::fprintf(stderr, "sstfilter guard: rebuilding [%s]: %llu keys, %.0f keys/s\n",
-                     handle->GetName().c_str(), static_cast<unsigned long long>(keys),
-                     keys / Since(start));
+        std::fprintf(stderr, "sstfilter guard: rebuilding [%s]: %zu keys, %.0f keys/s\n",
+                     handle->GetName().c_str(), hashes.size(), hashes.size() / Since(start));
       }
     }
     if (!it->status().ok()) return it->status();
+  }
+  const uint64_t keys = hashes.size();
+  std::unique_ptr<DynamicCuckooFilter> filter;
+  // Headroom of 1/8 for the writes that follow, before the first growth
+  // step: inserts slow down sharply as a cuckoo table nears its load limit.
+  rocksdb::Status s = impl->NewFilter(keys + keys / 8, &filter);
+  if (!s.ok()) return s;
+  auto guard = std::make_unique<GuardFamily>(handle->GetID(), handle->GetName(),
+                                             std::move(filter), OwnHandle(db, handle));
+  for (uint64_t h : hashes) guard->InsertHash(h);
+  if (scan) {
     const double seconds = Since(start);
     if (impl->options.report_progress) {
       std::fprintf(stderr, "sstfilter guard: rebuilt [%s]: %llu keys in %.2f s (%.0f keys/s)\n",

@@ -168,19 +168,36 @@ void SplitMultiGet(const GuardedDB::Impl& impl, size_t n, rocksdb::ColumnFamilyH
                    bool one_cf, const rocksdb::Slice* keys, rocksdb::PinnableSlice* values,
                    std::string* timestamps, rocksdb::Status* statuses, uint64_t* ruled_out,
                    const Call& call) {
+  // Ruled-out keys are answered in place; kept holds the others (allocated
+  // only if there are any).
   std::vector<size_t> kept;
-  kept.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsRuledOut(impl, cfs[one_cf ? 0 : i], keys[i])) kept.push_back(i);
+  auto answer = [&](size_t i, bool may) {
+    if (may) {
+      kept.push_back(i);
+    } else {
+      values[i].Reset();
+      statuses[i] = rocksdb::Status::NotFound();
+    }
+  };
+  bool same_cf = true;
+  for (size_t i = 1; i < n && !one_cf && same_cf; ++i) same_cf = cfs[i] == cfs[0];
+  const GuardFamily* g = n > 0 && (one_cf || same_cf) ? impl.Lookup(cfs[0]->GetID()) : nullptr;
+  if (g != nullptr) {
+    // One family: batched probes, buckets prefetched.
+    constexpr size_t kChunk = 64;
+    bool may[kChunk];
+    for (size_t start = 0; start < n; start += kChunk) {
+      const size_t m = std::min(kChunk, n - start);
+      g->MayContainBatch(keys + start, m, may);
+      for (size_t j = 0; j < m; ++j) answer(start + j, may[j]);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) answer(i, !IsRuledOut(impl, cfs[one_cf ? 0 : i], keys[i]));
   }
   *ruled_out = n - kept.size();
   if (kept.size() == n) {
     call(n, cfs, keys, values, timestamps, statuses);
     return;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    values[i].Reset();
-    statuses[i] = rocksdb::Status::NotFound();
   }
   if (kept.empty()) return;
   const size_t m = kept.size();
