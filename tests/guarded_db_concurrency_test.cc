@@ -183,6 +183,92 @@ TEST(GuardConcurrencyTest, ConcurrentWritersNeverHideAKey) {
   ASSERT_TRUE(db->Close().ok());
 }
 
+// Writers racing on a few keys with point writes only (no removal the
+// guard cannot follow): afterwards the guard holds exactly one copy per key
+// the DB holds. Without the per-key lock, two Puts of an absent key both
+// insert, and a Delete racing a Put erases a copy a held key needs.
+TEST(GuardConcurrencyTest, ExactUnderRacesOnFewKeys) {
+  TempDir dir;
+  std::unique_ptr<GuardedDB> db;
+  ASSERT_TRUE(GuardedDB::Open(GuardTestOptions(), CheckedGuard(), dir.path(), &db).ok());
+  std::atomic<uint64_t> failures{0};
+  auto writer = [&](int t) {
+    std::mt19937_64 rng(3000 + t);
+    rocksdb::WriteOptions wo;
+    for (int op = 0; op < 1500; ++op) {
+      const std::string k = KeyAt(rng() % 6);
+      rocksdb::Status st;
+      switch (rng() % 4) {
+        case 0: st = db->Put(wo, k, "v"); break;
+        case 1: st = db->Merge(wo, k, "m"); break;
+        case 2: st = db->Delete(wo, k); break;
+        default: {
+          rocksdb::WriteBatch b;
+          st = (rng() % 2) ? b.Put(k, "b") : b.Delete(k);
+          st = b.Put(KeyAt(rng() % 6), "b2");
+          st = db->Write(wo, &b);
+        }
+      }
+      if (!st.ok()) failures.fetch_add(1);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) threads.emplace_back(writer, t);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0u);
+  const size_t held = ExpectAllKeysFound(db.get());
+  const GuardStats stats = db->GetGuardStats();
+  EXPECT_EQ(stats.keys, held);
+  EXPECT_EQ(stats.guard_errors, 0u);
+}
+
+// The order itself: while keys are only being put, a key the DB already
+// shows must be in the guard (inserted before it became visible); while
+// they are only being deleted, a key the guard already rules out must be
+// gone from the DB (erased after the delete became visible). Readers watch
+// the keys the writer is at.
+TEST(GuardConcurrencyTest, GuardChangesBracketTheDbWrite) {
+  TempDir dir;
+  std::unique_ptr<GuardedDB> db;
+  ASSERT_TRUE(GuardedDB::Open(GuardTestOptions(), CheckedGuard(), dir.path(), &db).ok());
+  constexpr int kKeys = 3000;
+  std::atomic<int> at{0};
+  std::atomic<int> phase{0};  // 0 puts, 1 deletes, 2 done
+  std::atomic<uint64_t> bad{0}, checks{0};
+  auto reader = [&] {
+    std::string v;
+    while (phase.load() < 2) {
+      const int p = phase.load();
+      const std::string k = KeyAt(at.load());
+      if (p == 0 && db->GetBaseDB()->Get(rocksdb::ReadOptions(), k, &v).ok()) {
+        checks.fetch_add(1);
+        // (Only while still no deletes run.)
+        if (!db->Get(rocksdb::ReadOptions(), k, &v).ok() && phase.load() == 0) bad.fetch_add(1);
+      } else if (p == 1 && db->Get(rocksdb::ReadOptions(), k, &v).IsNotFound() &&
+                 phase.load() == 1) {
+        checks.fetch_add(1);
+        if (db->GetBaseDB()->Get(rocksdb::ReadOptions(), k, &v).ok()) bad.fetch_add(1);
+      }
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (int i = 0; i < kKeys; ++i) {
+    at.store(i);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), KeyAt(i), "v").ok());
+  }
+  phase.store(1);
+  for (int i = 0; i < kKeys; ++i) {
+    at.store(i);
+    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), KeyAt(i)).ok());
+  }
+  phase.store(2);
+  r1.join();
+  r2.join();
+  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_GT(checks.load(), 100u);
+  EXPECT_EQ(db->GetGuardStats().keys, 0u);
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace sstfilter
