@@ -132,6 +132,21 @@ TEST_F(GuardedDBTest, EveryWritePath) {
   EXPECT_EQ(ExpectAllKeysFound(db_.get()), 103u);
 }
 
+TEST_F(GuardedDBTest, LargeBatchesTakeTheWholeLock) {
+  Open();
+  rocksdb::WriteBatch puts;
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(puts.Put(KeyAt(i), "v").ok());
+  ASSERT_TRUE(db_->Write(wo_, &puts).ok());
+  ASSERT_TRUE(db_->Write(wo_, &puts).ok());  // overwrites: no new copies
+  EXPECT_EQ(Stats().keys, 300u);
+  rocksdb::WriteBatch deletes;
+  for (int i = 0; i < 300; i += 3) ASSERT_TRUE(deletes.Delete(KeyAt(i)).ok());
+  ASSERT_TRUE(db_->Write(wo_, &deletes).ok());
+  EXPECT_EQ(Stats().keys, 200u);
+  EXPECT_EQ(Stats().guard_errors, 0u);
+  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 200u);
+}
+
 TEST_F(GuardedDBTest, SnapshotReadsBypassTheGuard) {
   Open();
   ASSERT_TRUE(db_->Put(wo_, "k", "v").ok());

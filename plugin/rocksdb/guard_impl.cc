@@ -4,15 +4,27 @@
 
 namespace sstfilter {
 
-StripeGuard::StripeGuard(KeyLocks* locks, std::vector<size_t> stripes)
+StripeGuard::StripeGuard(KeyLocks* locks, std::vector<size_t> stripes, bool all)
     : locks_(locks), stripes_(std::move(stripes)) {
   std::sort(stripes_.begin(), stripes_.end());
   stripes_.erase(std::unique(stripes_.begin(), stripes_.end()), stripes_.end());
+  exclusive_ = all || stripes_.size() > KeyLocks::kMaxStripes;
+  if (exclusive_) {
+    stripes_.clear();
+    locks_->gate.lock();
+    return;
+  }
+  locks_->gate.lock_shared();
   for (size_t s : stripes_) locks_->stripe(s).lock();
 }
 
 StripeGuard::~StripeGuard() {
+  if (exclusive_) {
+    locks_->gate.unlock();
+    return;
+  }
   for (auto it = stripes_.rbegin(); it != stripes_.rend(); ++it) locks_->stripe(*it).unlock();
+  locks_->gate.unlock_shared();
 }
 
 GuardedDB::Impl::Impl(GuardOptions guard, std::string db_path)

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,15 @@ namespace sstfilter {
 
 // Writers of one key serialize on its stripe, so that "does the DB hold the
 // key", the guard update and the DB write are one step for that key.
-// Several stripes are always taken in increasing order (no deadlock).
+// Every writer first holds the gate: shared, then its stripes in increasing
+// order (no deadlock); a write of more than kMaxStripes stripes (a large
+// batch, an ingestion) holds the gate exclusively instead, which also keeps
+// the number of mutexes one thread holds small.
 class KeyLocks {
  public:
   static constexpr size_t kStripes = 1024;
+  static constexpr size_t kMaxStripes = 32;
+  std::shared_mutex gate;
   static size_t StripeOf(uint32_t cf_id, uint64_t hash) {
     return FastRange64(Mix64(hash ^ (uint64_t{cf_id} * 0x9e3779b97f4a7c15ULL)), kStripes);
   }
@@ -34,10 +40,11 @@ class KeyLocks {
   Padded stripes_[kStripes];
 };
 
-// Holds a sorted, duplicate-free set of stripes.
+// Holds the stripes of one write (sorted, deduplicated), or, for more than
+// kMaxStripes of them or with `all`, every key's lock through the gate.
 class StripeGuard {
  public:
-  StripeGuard(KeyLocks* locks, std::vector<size_t> stripes);  // sorts, dedups, locks
+  StripeGuard(KeyLocks* locks, std::vector<size_t> stripes, bool all = false);
   ~StripeGuard();
   StripeGuard(const StripeGuard&) = delete;
   StripeGuard& operator=(const StripeGuard&) = delete;
@@ -45,6 +52,7 @@ class StripeGuard {
  private:
   KeyLocks* locks_;
   std::vector<size_t> stripes_;
+  bool exclusive_;
 };
 
 struct GuardedDB::Impl {

@@ -13,6 +13,7 @@
 #include <sstfilter/guarded_db.h>
 
 #include <algorithm>
+#include <shared_mutex>
 
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
@@ -59,6 +60,7 @@ Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFamily* g, const Sl
   rocksdb::ColumnFamilyHandle* h = g->handle();
   if (h == nullptr) return NoHandle(*g);
   const uint64_t hash = HashOf(key);
+  std::shared_lock<std::shared_mutex> gate(impl->locks.gate);
   std::lock_guard<std::mutex> lock(impl->locks.stripe(KeyLocks::StripeOf(g->id(), hash)));
   const bool held = g->MayContainHash(hash) && DbHolds(db, h, key);
   if (put) {
@@ -80,8 +82,8 @@ struct KeyOp {
   size_t order;  // position in the write
 };
 
-// Steps 1-4 for many keys: every stripe locked (in order) for the whole
-// write. A key's final state is its last record's (a later DeleteRange may
+// Steps 1-4 for many keys: their stripes locked (StripeGuard) for the
+// whole write. A key's final state is its last record's (a later DeleteRange may
 // remove it too: then it stays in the guard, stale).
 template <typename Write>
 Status WriteMany(rocksdb::DB* db, GuardedDB::Impl* impl, std::vector<KeyOp> ops,
@@ -285,8 +287,8 @@ Status GuardedDB::Write(const rocksdb::WriteOptions& o, rocksdb::WriteBatch* upd
 
 namespace {
 
-// Inserts the keys an ingestion will make visible. Precondition: every
-// stripe is locked.
+// Inserts the keys an ingestion will make visible. Precondition: the gate
+// is held exclusively.
 Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
                          const std::vector<std::string>& files) {
   bool known = false;
@@ -311,25 +313,20 @@ Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::Column
   return Status::OK();
 }
 
-std::vector<size_t> AllStripes() {
-  std::vector<size_t> all(KeyLocks::kStripes);
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  return all;
-}
-
 }  // namespace
 
-// Ingestion holds every stripe: its keys become visible at once.
+// Ingestion holds every key's lock (the gate, exclusively): its keys become
+// visible at once.
 Status GuardedDB::IngestExternalFile(rocksdb::ColumnFamilyHandle* cf,
                                      const std::vector<std::string>& files,
                                      const rocksdb::IngestExternalFileOptions& options) {
-  StripeGuard lock(&impl_->locks, AllStripes());
+  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
   Status s = GuardIngestedKeys(db_, impl_.get(), cf, files);
   return s.ok() ? db_->IngestExternalFile(cf, files, options) : s;
 }
 
 Status GuardedDB::IngestExternalFiles(const std::vector<rocksdb::IngestExternalFileArg>& args) {
-  StripeGuard lock(&impl_->locks, AllStripes());
+  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
   for (const auto& arg : args) {
     Status s = GuardIngestedKeys(db_, impl_.get(), arg.column_family, arg.external_files);
     if (!s.ok()) return s;
