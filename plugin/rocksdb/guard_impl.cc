@@ -69,6 +69,12 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   DynamicCuckooOptions o;
   o.target_fpr = options.target_fpr;
   o.initial_capacity = std::max<uint64_t>(capacity, 1024);
+  // Growth is paid for up front in fingerprint bits (one per planned
+  // doubling), so plan one doubling past what the guard starts with (it is
+  // sized again, tightly, at every rebuild), and at least 2^20 keys for
+  // small and new families. Beyond the plan the filter still grows at the
+  // target FPR, with a second table to probe.
+  o.expected_max_keys = std::max<uint64_t>(2 * o.initial_capacity, uint64_t{1} << 20);
   o.checked = options.checked;
   const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
   if (s != DynamicStatus::kOk) {

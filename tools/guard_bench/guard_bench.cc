@@ -35,7 +35,7 @@ DEFINE_uint64(block_cache_mb, 16, "block cache (the data is several times larger
 DEFINE_uint64(read_ops, 200000, "operations per round of each read workload");
 DEFINE_uint64(write_ops, 50000, "operations per round of each write workload");
 DEFINE_int32(batch, 32, "keys per MultiGet");
-DEFINE_int32(rounds, 3, "alternating unguarded/guarded rounds per workload (median)");
+DEFINE_int32(rounds, 5, "alternating unguarded/guarded rounds per workload (median)");
 DEFINE_double(target_fpr, 0.001, "the guard's target FPR");
 DEFINE_string(sst_filter, "cuckoo", "sstfilter SST filter policy");
 DEFINE_double(sst_bits_per_key, 12, "SST filter bits/key");
