@@ -218,7 +218,13 @@ int main(int argc, char** argv) {
        }, FLAGS_write_ops},
   };
 
-  std::printf("| workload | unguarded ops/s | guarded ops/s | guarded/unguarded | target |\n");
+  std::printf("Workload: %llu keys of %d+16 bytes, block cache %llu MiB, SST filter %s:%g; "
+              "%d rounds; one thread. Overwrite and delete pay one DB Get each (is the key "
+              "held?), the price of exact bookkeeping; new keys a filter probe and insert.\n\n",
+              static_cast<unsigned long long>(n), FLAGS_value_size,
+              static_cast<unsigned long long>(FLAGS_block_cache_mb), FLAGS_sst_filter.c_str(),
+              FLAGS_sst_bits_per_key, FLAGS_rounds);
+  std::printf("| workload | unguarded ops/s | guarded ops/s | guarded/unguarded (median of rounds) | target |\n");
   std::printf("|---|---:|---:|---:|---|\n");
   bool all_hold = true;
   for (Workload& w : workloads) {
@@ -234,7 +240,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: round %d: unguarded %.0f ops/s, guarded %.0f ops/s\n", w.name,
                    r + 1, rate[0].back(), rate[1].back());
     }
-    const double ratio = Median(rate[1]) / Median(rate[0]);
+    // The ratio is the median of each round's guarded/unguarded pair (run
+    // back to back), which cancels most of a shared machine's drift.
+    std::vector<double> ratios;
+    for (int r = 0; r < FLAGS_rounds; ++r) ratios.push_back(rate[1][r] / rate[0][r]);
+    const double ratio = Median(ratios);
     std::string target = "reported";
     if (w.target > 0) {
       const bool holds = ratio >= w.target;
@@ -269,11 +279,6 @@ int main(int argc, char** argv) {
   std::printf("| rebuild, s per million keys | %.2f | (%.0f keys/s) |\n", per_m,
               per_m > 0 ? 1e6 / per_m : 0.0);
   std::printf("| present keys missed | %llu | 0 |\n", static_cast<unsigned long long>(misses));
-  std::printf("\nWorkload: %llu keys of %d+16 bytes, block cache %llu MiB, SST filter %s:%g; "
-              "%d rounds, medians; one thread.\n",
-              static_cast<unsigned long long>(n), FLAGS_value_size,
-              static_cast<unsigned long long>(FLAGS_block_cache_mb), FLAGS_sst_filter.c_str(),
-              FLAGS_sst_bits_per_key, FLAGS_rounds);
   gdb->Close();
   gdb.reset();
   if (FLAGS_db.empty()) std::filesystem::remove_all(dir);
