@@ -13,21 +13,8 @@
 # Usage: plot_dynamic_growth.sh CSV [OUT_DIR]   (OUT_DIR: docs/charts)
 # Needs gnuplot with the pngcairo terminal: Debian gnuplot-nox.
 set -eu
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 CSV [OUT_DIR]" >&2
-  exit 1
-fi
-csv=$1
-out_dir=${2:-$(cd "$(dirname "$0")/.." && pwd)/docs/charts}
-command -v gnuplot >/dev/null || { echo "$0: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
-[ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 1; }
-mkdir -p "$out_dir"
-name=$(basename "$csv" .csv)
-# Column numbers by header name, so the chart survives new CSV columns.
-col() {
-  head -n 1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1 | grep . ||
-    { echo "$0: no column '$1' in $csv" >&2; exit 1; }
-}
+. "$(dirname "$0")/plot_common.sh"
+plot_args "" "$@"
 k=$(col keys); d=$(col dynamic_bits_per_key); s=$(col static_bits_per_key)
 c=$(col classic_bits_per_key); f=$(col dynamic_fpr); e=$(col expected_fpr); t=$(col target_fpr)
 gnuplot <<GP

@@ -16,22 +16,8 @@ set -eu
 
 format=png
 if [ "${1:-}" = "--svg" ]; then format=svg; shift; fi
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 [--svg] CSV [OUT_DIR]" >&2
-  exit 1
-fi
-csv=$1
-out_dir=${2:-$(cd "$(dirname "$0")/.." && pwd)/docs/charts}
-command -v gnuplot >/dev/null || { echo "$0: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
-[ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 1; }
-mkdir -p "$out_dir"
-name=$(basename "$csv" .csv)
-
-# Column numbers by header name, so the chart survives new CSV columns.
-col() {
-  head -n 1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1 | grep . ||
-    { echo "$0: no column '$1' in $csv" >&2; exit 1; }
-}
+. "$(dirname "$0")/plot_common.sh"
+plot_args "[--svg] " "$@"
 c_mode=$(col mode); c_filter=$(col filter); c_bits=$(col bits_per_key)
 c_fpr=$(col fpr); c_neg=$(col negative_query_ns)
 c_batch=$(col batched_query_ns_per_key); c_bsize=$(col batch_size)

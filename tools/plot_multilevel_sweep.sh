@@ -13,21 +13,8 @@
 # Needs gnuplot with the pngcairo terminal: Debian gnuplot-nox.
 set -eu
 
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 CSV [OUT_DIR]" >&2
-  exit 1
-fi
-csv=$1
-out_dir=${2:-$(cd "$(dirname "$0")/.." && pwd)/docs/charts}
-command -v gnuplot >/dev/null || { echo "$0: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
-[ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 1; }
-mkdir -p "$out_dir"
-name=$(basename "$csv" .csv)
-
-col() {
-  head -n 1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1 | grep . ||
-    { echo "$0: no column '$1' in $csv" >&2; exit 1; }
-}
+. "$(dirname "$0")/plot_common.sh"
+plot_args "" "$@"
 c_filter=$(col filter); c_alloc=$(col allocation)
 c_bytes=$(col filter_bytes_per_key); c_reads=$(col data_reads_per_1k_miss)
 

@@ -11,6 +11,38 @@ namespace {
 // enough for loads up to ~95% with 4-slot buckets.
 constexpr size_t kMaxNodes = 4096;
 constexpr size_t kVisitedSlots = 16384;  // power of two, > 2 * kMaxNodes
+
+// The buckets one eviction search has seen: an open-addressing set in the
+// table's scratch arrays (cells hold bucket + 1, 0 = free). It clears only
+// the cells it set, when the search ends.
+class VisitedBuckets {
+ public:
+  VisitedBuckets(std::vector<uint64_t>* cells, std::vector<uint32_t>* touched)
+      : cells_(*cells), touched_(*touched) {
+    touched_.clear();
+  }
+  ~VisitedBuckets() {
+    for (uint32_t h : touched_) cells_[h] = 0;
+  }
+  VisitedBuckets(const VisitedBuckets&) = delete;
+  VisitedBuckets& operator=(const VisitedBuckets&) = delete;
+
+  // True if `b` was not seen before (and now is).
+  bool Visit(uint64_t b) {
+    size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);
+    while (cells_[h] != 0) {
+      if (cells_[h] == b + 1) return false;
+      h = (h + 1) & (kVisitedSlots - 1);
+    }
+    cells_[h] = b + 1;
+    touched_.push_back(static_cast<uint32_t>(h));
+    return true;
+  }
+
+ private:
+  std::vector<uint64_t>& cells_;
+  std::vector<uint32_t>& touched_;
+};
 }  // namespace
 
 DynamicCuckooTable::DynamicCuckooTable(uint64_t base_buckets, unsigned level,
@@ -159,31 +191,14 @@ bool DynamicCuckooTable::Erase(const Probe& p) {
 
 bool DynamicCuckooTable::WalkInsert(const Probe& p, std::atomic<uint64_t>* seq) {
   constexpr int kMaxSteps = 64;
-  touched_.clear();
-  auto visit = [&](uint64_t b) {  // true if newly visited
-    size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);
-    while (visited_[h] != 0) {
-      if (visited_[h] == b + 1) return false;
-      h = (h + 1) & (kVisitedSlots - 1);
-    }
-    visited_[h] = b + 1;
-    touched_.push_back(static_cast<uint32_t>(h));
-    return true;
-  };
-  struct Clear {
-    std::vector<uint64_t>* v;
-    std::vector<uint32_t>* t;
-    ~Clear() {
-      for (uint32_t h : *t) (*v)[h] = 0;
-    }
-  } clear{&visited_, &touched_};
+  VisitedBuckets visited(&visited_, &touched_);
   // path[t] = (bucket, slot): the entry there moves to path[t + 1]'s slot,
   // the last one to (dest, dest_slot). No bucket twice, so the moves never
   // overwrite a slot another move still reads.
   uint64_t rng = Mix64(p.fp ^ (p.i1 << 20));
   uint64_t b = (rng & 1) ? p.i2 : p.i1;
-  visit(p.i1);
-  visit(p.i2);
+  visited.Visit(p.i1);
+  visited.Visit(p.i2);
   walk_.clear();
   for (int step = 0; step < kMaxSteps; ++step) {
     rng = Mix64(rng + 0x9e3779b97f4a7c15ULL);
@@ -192,7 +207,7 @@ bool DynamicCuckooTable::WalkInsert(const Probe& p, std::atomic<uint64_t>* seq) 
     ReadBucket(b, slots);
     walk_.push_back({b, static_cast<uint8_t>(k)});
     const uint64_t next = Alt(b, slots[k]);
-    if (!visit(next)) return false;
+    if (!visited.Visit(next)) return false;
     const int free_k = FreeSlot(next);
     if (free_k >= 0) {
       const uint64_t s = seq->load(std::memory_order_relaxed);
@@ -231,27 +246,10 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
   if (visited_.size() != kVisitedSlots) visited_.assign(kVisitedSlots, 0);
   if (WalkInsert(p, seq)) return true;
   nodes_.clear();
-  touched_.clear();
-  auto visit = [&](uint64_t b) {  // true if newly visited
-    size_t h = static_cast<size_t>(Mix64(b)) & (kVisitedSlots - 1);
-    while (visited_[h] != 0) {
-      if (visited_[h] == b + 1) return false;
-      h = (h + 1) & (kVisitedSlots - 1);
-    }
-    visited_[h] = b + 1;
-    touched_.push_back(static_cast<uint32_t>(h));
-    return true;
-  };
-  struct Clear {  // only the cells this search set
-    std::vector<uint64_t>* v;
-    std::vector<uint32_t>* t;
-    ~Clear() {
-      for (uint32_t h : *t) (*v)[h] = 0;
-    }
-  } clear{&visited_, &touched_};
-  visit(p.i1);
+  VisitedBuckets visited(&visited_, &touched_);
+  visited.Visit(p.i1);
   nodes_.push_back({p.i1, -1, 0});
-  if (visit(p.i2)) nodes_.push_back({p.i2, -1, 0});
+  if (visited.Visit(p.i2)) nodes_.push_back({p.i2, -1, 0});
   int found = -1, found_slot = -1;
   for (size_t head = 0; head < nodes_.size() && found < 0 && nodes_.size() < kMaxNodes; ++head) {
     const uint64_t b = nodes_[head].bucket;
@@ -259,7 +257,7 @@ bool DynamicCuckooTable::Insert(const Probe& p, std::atomic<uint64_t>* seq) {
     ReadBucket(b, slots);
     for (unsigned k = 0; k < kSlots && nodes_.size() < kMaxNodes; ++k) {
       const uint64_t alt = Alt(b, slots[k]);
-      if (!visit(alt)) continue;
+      if (!visited.Visit(alt)) continue;
       nodes_.push_back({alt, static_cast<int32_t>(head), static_cast<uint8_t>(k)});
       const int free_k = FreeSlot(alt);
       if (free_k >= 0) {
