@@ -7,6 +7,9 @@ and this replaces what lies between with the command and machine lines,
 table captions that start with "Per-repeat", and every table row of
 docs/results/NAME.md. Run by tools/results.sh, so the README never shows
 a figure the last run did not produce.
+
+One block is derived rather than copied: "headline" is a few rows and
+columns of db_bench.md, for the README's first screen.
 """
 import os
 import re
@@ -15,7 +18,36 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# The headline: rows (configs) and columns of db_bench.md.
+HEADLINE_ROWS = ["builtin_bloom_10", "sstfilter_cuckoo_10", "sstfilter_fuse_10",
+                 "builtin_bloom_16", "sstfilter_cuckoo_16", "sstfilter_fuse_16"]
+HEADLINE_COLUMNS = ["config", "bytes/key", "FPR", "data reads/1k miss", "readmissing ops/s"]
+
+
+def headline():
+    path = os.path.join(ROOT, "docs", "results", "db_bench.md")
+    if not os.path.exists(path):
+        return None
+    lines = [l.rstrip("\n") for l in open(path)]
+    command = next(l for l in lines if l.startswith("Command:")).rstrip()
+    start = next(i for i, l in enumerate(lines) if l.startswith("| "))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in lines[start:end]
+            if not l.startswith("|--")]  # the first table only
+    header, body = rows[0], {r[0]: r for r in rows[1:]}
+    cols = [header.index(c) for c in HEADLINE_COLUMNS]
+    out = [f"{command} (docs/results/db_bench.md)", "",
+           "| " + " | ".join(HEADLINE_COLUMNS) + " |",
+           "|---|" + "---:|" * (len(cols) - 1)]
+    for name in HEADLINE_ROWS:
+        if name in body:
+            out.append("| " + " | ".join(body[name][i] for i in cols) + " |")
+    return "\n".join(out)
+
+
 def block(name):
+    if name == "headline":
+        return headline()
     path = os.path.join(ROOT, "docs", "results", name)
     if not os.path.exists(path):
         return None
