@@ -8,16 +8,10 @@
 #include "../core/reader_dispatch.h"
 #include "../core/trailer.h"
 #include "builtin_family.h"
+#include "slice_hash.h"
 #include "tsan_handoff.h"
 
 namespace sstfilter {
-namespace {
-
-uint64_t HashOf(const rocksdb::Slice& key) {
-  return KeyHash(key.data(), key.size());
-}
-
-}  // namespace
 
 BitsBuilderAdapter::BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
                                        bool verify_after_build, bool builtin_guard)
@@ -38,15 +32,15 @@ void BitsBuilderAdapter::NoteKeyRange(const rocksdb::Slice& key) {
 
 void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
   if (chooser_) NoteKeyRange(key);
-  core_->AddHash(HashOf(key));
+  core_->AddHash(KeyHash(key));
 }
 
 #if ROCKSDB_MAJOR >= 9
 void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {
   if (chooser_) NoteKeyRange(key);
-  core_->AddHash(HashOf(key));
-  const uint64_t alt_hash = HashOf(alt);
+  core_->AddHash(KeyHash(key));
+  const uint64_t alt_hash = KeyHash(alt);
   if (!has_last_alt_ || alt_hash != last_alt_hash_) core_->AddHash(alt_hash);
   has_last_alt_ = true;
   last_alt_hash_ = alt_hash;
@@ -124,7 +118,7 @@ class TypedBitsReader final : public rocksdb::FilterBitsReader {
 
   bool MayMatch(const rocksdb::Slice& key) override {
     ReceivedFrom(this);
-    return reader_.MayMatch(HashOf(key));
+    return reader_.MayMatch(KeyHash(key));
   }
 
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
@@ -133,7 +127,7 @@ class TypedBitsReader final : public rocksdb::FilterBitsReader {
     uint64_t hashes[kChunk];
     for (int base = 0; base < num_keys; base += kChunk) {
       const int m = std::min(kChunk, num_keys - base);
-      for (int i = 0; i < m; ++i) hashes[i] = HashOf(*keys[base + i]);
+      for (int i = 0; i < m; ++i) hashes[i] = KeyHash(*keys[base + i]);
       reader_.MayMatchBatch(m, hashes, may_match + base);
     }
   }

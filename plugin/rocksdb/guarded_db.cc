@@ -9,6 +9,7 @@
 
 #include "guard_impl.h"
 #include "guard_restart.h"
+#include "slice_hash.h"
 
 namespace sstfilter {
 namespace {
@@ -18,8 +19,6 @@ namespace {
 bool Bypass(const rocksdb::ReadOptions& ro) {
   return ro.snapshot != nullptr || ro.timestamp != nullptr;
 }
-
-uint64_t HashOf(const rocksdb::Slice& key) { return KeyHash(key.data(), key.size()); }
 
 }  // namespace
 
@@ -107,7 +106,7 @@ namespace {
 bool IsRuledOut(const GuardedDB::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
               const rocksdb::Slice& key) {
   const GuardFamily* g = impl.Lookup(cf->GetID());
-  return g != nullptr && !g->MayContainHash(HashOf(key));
+  return g != nullptr && !g->MayContainHash(KeyHash(key));
 }
 
 }  // namespace

@@ -20,14 +20,13 @@
 #include <rocksdb/write_batch.h>
 
 #include "guard_impl.h"
+#include "slice_hash.h"
 
 namespace sstfilter {
 namespace {
 
 using rocksdb::Slice;
 using rocksdb::Status;
-
-uint64_t HashOf(const Slice& key) { return KeyHash(key.data(), key.size()); }
 
 Status Unknown(uint32_t id) {
   return Status::NotSupported("sstfilter guard: column family " + std::to_string(id) +
@@ -39,11 +38,6 @@ Status NoHandle(const GuardFamily& g) {
                               "' was destroyed; writes to it cannot be guarded");
 }
 
-Status TimestampRefused() {
-  return Status::NotSupported("sstfilter guard: user-defined timestamps on a guarded column "
-                              "family");
-}
-
 // Whether the DB holds the key now; a failed read answers false, which
 // makes a put insert (an extra copy, harmless) and a delete not erase (a
 // stale entry, harmless).
@@ -52,14 +46,36 @@ bool DbHolds(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h, const Slice& key) 
   return db->Get(rocksdb::ReadOptions(), h, key, &value).ok();
 }
 
-// Steps 1-4 for one key.
+// The guard of a write's column family: *g null for a family GuardedDB
+// leaves unguarded; NotSupported for one it does not know.
+Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g) {
+  bool known = false;
+  *g = impl.Lookup(cf_id, &known);
+  return known ? Status::OK() : Unknown(cf_id);
+}
+
+// OK for a family GuardedDB leaves unguarded: user-defined timestamps are
+// refused on guarded ones.
+Status UnguardedOnly(const GuardedDB::Impl& impl, rocksdb::ColumnFamilyHandle* cf) {
+  GuardFamily* g = nullptr;
+  const Status found = FindGuard(impl, cf->GetID(), &g);
+  if (!found.ok() || g == nullptr) return found;
+  return Status::NotSupported("sstfilter guard: user-defined timestamps on a guarded column "
+                              "family");
+}
+
+// Steps 1-4 for one key of `cf`. An unguarded family, or a guard switched
+// off, has nothing to keep: the write alone.
 template <typename Write>
-Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFamily* g, const Slice& key,
-                bool put, const Write& write) {
-  if (!g->enabled()) return write();  // switched off: nothing to keep
+Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
+                const Slice& key, bool put, const Write& write) {
+  GuardFamily* g = nullptr;
+  const Status found = FindGuard(*impl, cf->GetID(), &g);
+  if (!found.ok()) return found;
+  if (g == nullptr || !g->enabled()) return write();
   rocksdb::ColumnFamilyHandle* h = g->handle();
   if (h == nullptr) return NoHandle(*g);
-  const uint64_t hash = HashOf(key);
+  const uint64_t hash = KeyHash(key);
   std::shared_lock<std::shared_mutex> gate(impl->locks.gate);
   std::lock_guard<std::mutex> lock(impl->locks.stripe(KeyLocks::StripeOf(g->id(), hash)));
   const bool held = g->MayContainHash(hash) && DbHolds(db, h, key);
@@ -175,11 +191,11 @@ class Collector : public rocksdb::WriteBatch::Handler {
     return Status::NotSupported(std::string("sstfilter guard: WriteBatch with ") + what);
   }
   Status Add(uint32_t id, const Slice& key, bool put, bool keep = false) {
-    bool known = false;
-    GuardFamily* g = impl_.Lookup(id, &known);
-    if (!known) return Unknown(id);
+    GuardFamily* g = nullptr;
+    const Status found = FindGuard(impl_, id, &g);
+    if (!found.ok()) return found;
     if (g == nullptr || !g->enabled()) return Status::OK();
-    ops.push_back({g, key.ToString(), HashOf(key), put, keep, ops.size()});
+    ops.push_back({g, key.ToString(), KeyHash(key), put, keep, ops.size()});
     return Status::OK();
   }
   const GuardedDB::Impl& impl_;
@@ -187,23 +203,14 @@ class Collector : public rocksdb::WriteBatch::Handler {
 
 }  // namespace
 
-#define SSTFILTER_GUARD_FAMILY(cf)                       \
-  bool known = false;                                    \
-  GuardFamily* g = impl_->Lookup((cf)->GetID(), &known); \
-  if (!known) return Unknown((cf)->GetID())
-
 Status GuardedDB::Put(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                       const Slice& key, const Slice& value) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  if (g == nullptr) return db_->Put(o, cf, key, value);
-  return WriteOne(db_, impl_.get(), g, key, true, [&] { return db_->Put(o, cf, key, value); });
+  return WriteOne(db_, impl_.get(), cf, key, true, [&] { return db_->Put(o, cf, key, value); });
 }
 
 Status GuardedDB::PutEntity(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                             const Slice& key, const rocksdb::WideColumns& columns) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  if (g == nullptr) return db_->PutEntity(o, cf, key, columns);
-  return WriteOne(db_, impl_.get(), g, key, true,
+  return WriteOne(db_, impl_.get(), cf, key, true,
                   [&] { return db_->PutEntity(o, cf, key, columns); });
 }
 
@@ -212,11 +219,11 @@ Status GuardedDB::PutEntity(const rocksdb::WriteOptions& o, const Slice& key,
                             const rocksdb::AttributeGroups& groups) {
   std::vector<KeyOp> ops;
   for (const auto& group : groups) {
-    bool known = false;
-    GuardFamily* g = impl_->Lookup(group.column_family()->GetID(), &known);
-    if (!known) return Unknown(group.column_family()->GetID());
+    GuardFamily* g = nullptr;
+    const Status found = FindGuard(*impl_, group.column_family()->GetID(), &g);
+    if (!found.ok()) return found;
     if (g != nullptr && g->enabled()) {
-      ops.push_back({g, key.ToString(), HashOf(key), true, false, 0});
+      ops.push_back({g, key.ToString(), KeyHash(key), true, false, 0});
     }
   }
   return WriteMany(db_, impl_.get(), std::move(ops),
@@ -226,16 +233,12 @@ Status GuardedDB::PutEntity(const rocksdb::WriteOptions& o, const Slice& key,
 
 Status GuardedDB::Merge(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                         const Slice& key, const Slice& value) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  if (g == nullptr) return db_->Merge(o, cf, key, value);
-  return WriteOne(db_, impl_.get(), g, key, true, [&] { return db_->Merge(o, cf, key, value); });
+  return WriteOne(db_, impl_.get(), cf, key, true, [&] { return db_->Merge(o, cf, key, value); });
 }
 
 Status GuardedDB::Delete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                          const Slice& key) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  if (g == nullptr) return db_->Delete(o, cf, key);
-  return WriteOne(db_, impl_.get(), g, key, false, [&] { return db_->Delete(o, cf, key); });
+  return WriteOne(db_, impl_.get(), cf, key, false, [&] { return db_->Delete(o, cf, key); });
 }
 
 // On a guarded family a SingleDelete is written as a Delete: RocksDB lets a
@@ -244,38 +247,38 @@ Status GuardedDB::Delete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHa
 // the same effect when SingleDelete is used as documented.
 Status GuardedDB::SingleDelete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                                const Slice& key) {
-  SSTFILTER_GUARD_FAMILY(cf);
+  GuardFamily* g = nullptr;
+  const Status found = FindGuard(*impl_, cf->GetID(), &g);
+  if (!found.ok()) return found;
   if (g == nullptr) return db_->SingleDelete(o, cf, key);
-  return WriteOne(db_, impl_.get(), g, key, false, [&] { return db_->Delete(o, cf, key); });
+  return WriteOne(db_, impl_.get(), cf, key, false, [&] { return db_->Delete(o, cf, key); });
 }
 
 // Timestamped writes: only on unguarded families (a guarded one cannot have
 // user-defined timestamps, so RocksDB would refuse them anyway).
 Status GuardedDB::Put(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                       const Slice& key, const Slice& ts, const Slice& value) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  return g != nullptr ? TimestampRefused() : db_->Put(o, cf, key, ts, value);
+  const Status s = UnguardedOnly(*impl_, cf);
+  return s.ok() ? db_->Put(o, cf, key, ts, value) : s;
 }
 
 Status GuardedDB::Merge(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                         const Slice& key, const Slice& ts, const Slice& value) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  return g != nullptr ? TimestampRefused() : db_->Merge(o, cf, key, ts, value);
+  const Status s = UnguardedOnly(*impl_, cf);
+  return s.ok() ? db_->Merge(o, cf, key, ts, value) : s;
 }
 
 Status GuardedDB::Delete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                          const Slice& key, const Slice& ts) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  return g != nullptr ? TimestampRefused() : db_->Delete(o, cf, key, ts);
+  const Status s = UnguardedOnly(*impl_, cf);
+  return s.ok() ? db_->Delete(o, cf, key, ts) : s;
 }
 
 Status GuardedDB::SingleDelete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                                const Slice& key, const Slice& ts) {
-  SSTFILTER_GUARD_FAMILY(cf);
-  return g != nullptr ? TimestampRefused() : db_->SingleDelete(o, cf, key, ts);
+  const Status s = UnguardedOnly(*impl_, cf);
+  return s.ok() ? db_->SingleDelete(o, cf, key, ts) : s;
 }
-
-#undef SSTFILTER_GUARD_FAMILY
 
 Status GuardedDB::Write(const rocksdb::WriteOptions& o, rocksdb::WriteBatch* updates) {
   Collector collector(*impl_);
@@ -291,10 +294,9 @@ namespace {
 // is held exclusively.
 Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
                          const std::vector<std::string>& files) {
-  bool known = false;
-  GuardFamily* g = impl->Lookup(cf->GetID(), &known);
-  if (!known) return Unknown(cf->GetID());
-  if (g == nullptr || !g->enabled()) return Status::OK();
+  GuardFamily* g = nullptr;
+  const Status found = FindGuard(*impl, cf->GetID(), &g);
+  if (!found.ok() || g == nullptr || !g->enabled()) return found;
   if (g->handle() == nullptr) return NoHandle(*g);
   const rocksdb::Options options = db->GetOptions(cf);
   for (const std::string& file : files) {
@@ -305,7 +307,7 @@ Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::Column
     ro.fill_cache = false;
     std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const uint64_t hash = HashOf(it->key());
+      const uint64_t hash = KeyHash(it->key());
       if (!(g->MayContainHash(hash) && DbHolds(db, g->handle(), it->key()))) g->InsertHash(hash);
     }
     if (!it->status().ok()) return it->status();

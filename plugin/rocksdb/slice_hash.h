@@ -1,0 +1,16 @@
+// The adapter's key hash: sstfilter's fixed KeyHash (core/hash.h) over a
+// RocksDB Slice, for the filter policies and the key guard alike.
+
+#pragma once
+
+#include <cstdint>
+
+#include <rocksdb/slice.h>
+
+#include "../core/hash.h"
+
+namespace sstfilter {
+
+inline uint64_t KeyHash(const rocksdb::Slice& key) { return KeyHash(key.data(), key.size()); }
+
+}  // namespace sstfilter
