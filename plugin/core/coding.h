@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 // For the few helpers on every query's path, which the compiler otherwise
 // may leave out of line at -O2 (a call per bucket).
@@ -103,6 +104,49 @@ class BitWriter {
   char* out_;
   uint64_t acc_ = 0;
   unsigned pending_ = 0;  // bits in acc_, < 64 between calls
+};
+
+// Reads a byte string front to back in the encoding of PutFixed32/64.
+// Every read is bounds-checked and returns false rather than read past the
+// end, so a decoder over untrusted bytes (a saved filter, a guard file)
+// checks each step and reports a truncated input as damaged. After a false
+// the position is unspecified: stop reading.
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view in) : in_(in) {}
+
+  // The next n bytes, in place; false if fewer are left.
+  bool Take(size_t n, const char** out) {
+    if (in_.size() < n) return false;
+    *out = in_.data();
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool U32(uint32_t* v) {
+    const char* p;
+    if (!Take(4, &p)) return false;
+    *v = DecodeFixed32(p);
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    const char* p;
+    if (!Take(8, &p)) return false;
+    *v = DecodeFixed64(p);
+    return true;
+  }
+  // A Fixed64 length, then that many bytes, copied into *v.
+  bool LengthPrefixed(std::string* v) {
+    uint64_t n;
+    const char* p;
+    if (!U64(&n) || n > in_.size() || !Take(n, &p)) return false;
+    v->assign(p, n);
+    return true;
+  }
+  size_t left() const { return in_.size(); }
+  bool empty() const { return in_.empty(); }
+
+ private:
+  std::string_view in_;
 };
 
 }  // namespace sstfilter

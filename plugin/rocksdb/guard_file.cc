@@ -19,35 +19,6 @@ void PutBytes(std::string* out, std::string_view bytes) {
   out->append(bytes.data(), bytes.size());
 }
 
-// Bounds-checked reader over the file body.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool U32(uint32_t* v) {
-    if (in_.size() < 4) return false;
-    *v = DecodeFixed32(in_.data());
-    in_.remove_prefix(4);
-    return true;
-  }
-  bool U64(uint64_t* v) {
-    if (in_.size() < 8) return false;
-    *v = DecodeFixed64(in_.data());
-    in_.remove_prefix(8);
-    return true;
-  }
-  bool Bytes(std::string* v) {
-    uint64_t n;
-    if (!U64(&n) || n > in_.size()) return false;
-    v->assign(in_.data(), n);
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool empty() const { return in_.empty(); }
-
- private:
-  std::string_view in_;
-};
-
 }  // namespace
 
 void EncodeGuardFile(const GuardFileContents& c, std::string* out) {
@@ -78,7 +49,7 @@ bool DecodeGuardFile(std::string_view bytes, GuardFileContents* c, std::string* 
     *why = "checksum mismatch (damaged or truncated)";
     return false;
   }
-  Reader r(bytes.substr(sizeof(kMagic), body - sizeof(kMagic)));
+  ByteReader r(bytes.substr(sizeof(kMagic), body - sizeof(kMagic)));
   uint32_t version;
   if (!r.U32(&version) || version != kVersion) {
     *why = "unknown guard file version";
@@ -87,7 +58,7 @@ bool DecodeGuardFile(std::string_view bytes, GuardFileContents* c, std::string* 
   GuardFileContents out;
   uint64_t files;
   uint32_t families;
-  bool ok = r.U64(&out.sequence) && r.Bytes(&out.db_identity) && r.U64(&files) &&
+  bool ok = r.U64(&out.sequence) && r.LengthPrefixed(&out.db_identity) && r.U64(&files) &&
             files <= body / 8;
   for (uint64_t i = 0; ok && i < files; ++i) {
     out.sst_files.emplace_back();
@@ -97,7 +68,7 @@ bool DecodeGuardFile(std::string_view bytes, GuardFileContents* c, std::string* 
   for (uint32_t i = 0; ok && i < families; ++i) {
     out.families.emplace_back();
     auto& f = out.families.back();
-    ok = r.U32(&f.id) && r.Bytes(&f.name) && r.Bytes(&f.filter);
+    ok = r.U32(&f.id) && r.LengthPrefixed(&f.name) && r.LengthPrefixed(&f.filter);
   }
   if (!ok || !r.empty()) {
     *why = "malformed guard file";
