@@ -68,13 +68,19 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
                                            std::unique_ptr<DynamicCuckooFilter>* out) const {
   DynamicCuckooOptions o;
   o.target_fpr = options.target_fpr;
-  o.initial_capacity = std::max<uint64_t>(capacity, 1024);
   // Growth is paid for up front in fingerprint bits (one per planned
-  // doubling), so plan one doubling past what the guard starts with (it is
-  // sized again, tightly, at every rebuild), and at least 2^20 keys for
-  // small and new families. Beyond the plan the filter still grows at the
-  // target FPR, with a second table to probe.
-  o.expected_max_keys = std::max<uint64_t>(2 * o.initial_capacity, uint64_t{1} << 20);
+  // doubling), and the first member's FPR budget is 6/pi^2 of the target
+  // (at 0.1%: 14 bits with no doubling left). A family of `capacity` keys
+  // (the rebuilt count plus headroom) is planned as capacity/2 doubling
+  // once, so the doubling is spent while the rebuild fills it and the guard
+  // opens with no spare bit: 14 bits at <= 89% load, about 15.7 bits/key,
+  // instead of 15 bits (16.8). Growth past `capacity` then starts a second
+  // member, which plans one doubling of its own from there, so the members
+  // stay few (one more per doubling of the DB after it, at most). Small and
+  // new families plan for 2^20 keys (more spare bits, one table).
+  const uint64_t planned = std::max<uint64_t>(capacity, uint64_t{1} << 20);
+  o.initial_capacity = std::max<uint64_t>(capacity - capacity / 2, 1024);  // ceil(capacity/2)
+  o.expected_max_keys = std::max<uint64_t>(planned, 2 * o.initial_capacity);
   o.checked = options.checked;
   const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
   if (s != DynamicStatus::kOk) {
