@@ -134,7 +134,7 @@ TEST(FormatTest, GoldenCuckoo) {
 // The fuse payload decoded with docs/format.md's formulas, written out here
 // independently of fuse_hashing.h: every added key's slots must XOR to its
 // fingerprint.
-void ExpectFuseMatchesDocumentedLayout(const std::string& filter, int n) {
+void ExpectFuseMatchesDocumentedLayout(const std::string& filter, int n, int* wide_keys) {
   ASSERT_GE(filter.size(), kTrailerSize + 16);
   const size_t t = filter.size() - kTrailerSize;
   ASSERT_EQ(filter[t], 4);  // kind 4: fuse
@@ -149,14 +149,19 @@ void ExpectFuseMatchesDocumentedLayout(const std::string& filter, int n) {
   uint64_t segment_count = 0;
   for (int i = 0; i < 4; ++i) segment_count |= byte(8 + i) << (8 * i);
   const unsigned log = static_cast<unsigned>(byte(12));
-  EXPECT_EQ(byte(13) | byte(14) | byte(15), 0u);
+  const uint64_t wide = byte(13) | byte(14) << 8 | byte(15) << 16;
   const uint64_t length = uint64_t{1} << log;
   const uint64_t slots = (segment_count + arity - 1) * length;
-  ASSERT_EQ(t, 16 + (slots * f + 7) / 8);
+  ASSERT_LT(wide, segment_count + arity - 1);
+  ASSERT_EQ(t, 16 + (slots * f + wide * length + 7) / 8);
+  // Slots of the first `wide` segments are f+1 bits, then f bits.
+  const uint64_t wide_slots = wide * length;
   auto slot_value = [&](uint64_t slot) {
+    const uint64_t start = slot < wide_slots ? slot * (f + 1) : wide_slots * (f + 1) + (slot - wide_slots) * f;
+    const unsigned width = slot < wide_slots ? f + 1 : f;
     uint64_t v = 0;
-    for (unsigned b = 0; b < f; ++b) {
-      const uint64_t bit = slot * f + b;
+    for (unsigned b = 0; b < width; ++b) {
+      const uint64_t bit = start + b;
       v |= ((byte(16 + bit / 8) >> (bit % 8)) & 1) << b;
     }
     return v;
@@ -175,48 +180,97 @@ void ExpectFuseMatchesDocumentedLayout(const std::string& filter, int n) {
     const uint64_t mask = length - 1;
     const uint64_t base =
         static_cast<uint64_t>((static_cast<Uint128>(h) * (segment_count * length)) >> 64);
+    uint64_t last = (base + 2 * length) ^ (h & mask);
     uint64_t x = slot_value(base);
     x ^= slot_value((base + length) ^ ((h >> 18) & mask));
-    x ^= slot_value((base + 2 * length) ^ (h & mask));
+    x ^= slot_value(last);
     if (arity == 4) {
-      x ^= slot_value((base + 3 * length) ^ (((h * 0x9e3779b97f4a7c15ULL) >> 46) & mask));
+      last = (base + 3 * length) ^ (((h * 0x9e3779b97f4a7c15ULL) >> 46) & mask);
+      x ^= slot_value(last);
     }
-    const uint64_t fp = (h ^ (h >> 32)) & ((uint64_t{1} << f) - 1);
-    ASSERT_EQ(x, fp) << "key " << i;
+    // Checked on the last slot's width: f+1 bits if it is wide.
+    const unsigned checked = last < wide_slots ? f + 1 : f;
+    const uint64_t fp = (h ^ (h >> 32)) & ((uint64_t{1} << checked) - 1);
+    ASSERT_EQ(x & ((uint64_t{1} << checked) - 1), fp) << "key " << i;
+    *wide_keys += checked > f;
   }
 }
 
-TEST(FormatTest, GoldenFuse) {
+// The first layout (no wide segments), as written before wide segments
+// existed: these bytes must keep reading.
+TEST(FormatTest, GoldenFuseFirstLayout) {
+  int wide_keys = 0;
   // 1000 keys at 10 bits/key: 3-wise, 7-bit fingerprints, 9 segments of
   // 2^7 slots, 11 in the array: 1408 slots, 1232 bytes.
-  FuseBuilder ten(10);
+  FuseShape shape;
+  shape.arity = 3;
+  shape.fp_bits = 7;
+  shape.segment_log = 7;
+  shape.segment_count = 9;
+  FuseBuilder ten(10, FuseTestHooks{0, shape});
   const std::string three = BuildFrom(&ten, 1000);
   ASSERT_EQ(three.size(), 16 + 1408 * 7 / 8 + kTrailerSize);
-  // Header: seed 0 (first attempt), 9 segments, log 7, reserved zeros.
+  // Header: seed 0 (first attempt), 9 segments, log 7, no wide segments.
   EXPECT_EQ(Hex(three.substr(0, 16)), "0000000000000000" "09000000" "07" "000000");
   EXPECT_EQ(Hex(three.substr(16, 16)), "0c800c4098b3000380a30100007c7d00");
   // Trailer: kind 4, f = 7, arity 3.
   EXPECT_EQ(Hex(three.substr(three.size() - 8)), "040703f1" "ec0e5ce2");
-  ExpectFuseMatchesDocumentedLayout(three, 1000);
+  ExpectFuseMatchesDocumentedLayout(three, 1000, &wide_keys);
 
   // 2000 keys at 12 bits/key: 4-wise, 9-bit fingerprints, 38 segments of
   // 2^6 slots, 41 in the array.
-  FuseBuilder twelve(12);
+  shape.arity = 4;
+  shape.fp_bits = 9;
+  shape.segment_log = 6;
+  shape.segment_count = 38;
+  FuseBuilder twelve(12, FuseTestHooks{0, shape});
   const std::string four = BuildFrom(&twelve, 2000);
   ASSERT_EQ(four.size(), 16 + 41 * 64 * 9 / 8 + kTrailerSize);
   EXPECT_EQ(Hex(four.substr(0, 16)), "0000000000000000" "26000000" "06" "000000");
   EXPECT_EQ(Hex(four.substr(16, 16)), "c06001a8820a2b0000a20100c8a86e25");
   EXPECT_EQ(Hex(four.substr(four.size() - 8)), "040904f1" "59112366");
-  ExpectFuseMatchesDocumentedLayout(four, 2000);
+  ExpectFuseMatchesDocumentedLayout(four, 2000, &wide_keys);
 
   // Two peelings forced to fail: the third attempt's seed,
   // 2 * 0x9e3779b97f4a7c15, and the keys remixed with it.
-  FuseBuilder retried(12, FuseTestHooks{2});
+  FuseBuilder retried(12, FuseTestHooks{2, shape});
   const std::string remixed = BuildFrom(&retried, 2000);
   EXPECT_EQ(retried.last_attempts(), 3);
   EXPECT_EQ(Hex(remixed.substr(0, 16)), "2af894fe72f36e3c" "26000000" "06" "000000");
   EXPECT_EQ(ContentChecksum(remixed.data(), remixed.size()), 1196908792u);
-  ExpectFuseMatchesDocumentedLayout(remixed, 2000);
+  ExpectFuseMatchesDocumentedLayout(remixed, 2000, &wide_keys);
+  EXPECT_EQ(wide_keys, 0);
+}
+
+TEST(FormatTest, GoldenFuseWideSegments) {
+  int wide_keys = 0;
+  // 1000 keys at 10 bits/key: 4-wise, 7-bit fingerprints, 40 segments of
+  // 2^5 slots, 43 in the array, the first 7 of 8-bit slots: 1376 x 7 +
+  // 7 x 32 bits, 1232 bytes. Keys with all four slots in them, those whose
+  // first slot is in segments 0..3, are checked on 8 bits.
+  FuseBuilder ten(10);
+  const std::string a = BuildFrom(&ten, 1000);
+  ASSERT_EQ(a.size(), 16 + (1376 * 7 + 7 * 32) / 8 + kTrailerSize);
+  // Header: seed 0, 40 segments, log 5, 7 wide segments (u24).
+  EXPECT_EQ(Hex(a.substr(0, 16)), "0000000000000000" "28000000" "05" "070000");
+  EXPECT_EQ(Hex(a.substr(16, 16)), "006c5f007000c800007e00c56ee70000");
+  // Trailer: kind 4, f = 7, arity 4.
+  EXPECT_EQ(Hex(a.substr(a.size() - 8)), "040704f1" "39b1aa89");
+  ExpectFuseMatchesDocumentedLayout(a, 1000, &wide_keys);
+  EXPECT_GT(wide_keys, 50);  // 4 of 40 first segments: about 100 keys
+
+  // 20000 keys at 12 bits/key: 4-wise, f = 10, 88 segments of 2^8 slots,
+  // 91 in the array, 27 wide: 23296 x 10 + 27 x 256 bits.
+  wide_keys = 0;
+  FuseBuilder twelve(12);
+  const std::string b = BuildFrom(&twelve, 20000);
+  ASSERT_EQ(b.size(), 16 + (23296 * 10 + 27 * 256) / 8 + kTrailerSize);
+  EXPECT_EQ(Hex(b.substr(0, 16)), "0000000000000000" "58000000" "08" "1b0000");
+  EXPECT_EQ(Hex(b.substr(16, 16)), "0000000000505a00000000000080fec4");
+  EXPECT_EQ(Hex(b.substr(b.size() - 8)), "040a04f1" "7e061cdc");
+  EXPECT_EQ(ContentChecksum(b.data(), b.size()), 1588925009u);
+  ExpectFuseMatchesDocumentedLayout(b, 20000, &wide_keys);
+  EXPECT_GT(wide_keys, 4000);  // 24 of 88 first segments: about 5450 keys
 }
 
 // The small form decoded with docs/format.md's rules, written out here

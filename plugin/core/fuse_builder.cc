@@ -195,14 +195,14 @@ class Peeler {
 
 // Writes the fingerprints into `array` (zeroed, followed by 8 spare
 // bytes): in reverse peeling order, each key's peeled slot gets the value
-// that makes the XOR of its slots its fingerprint. A slot is written once,
-// by the key peeled from it, and is zero until then, so the XOR takes in
-// all `Arity` fields without a branch; a key's other slots are written
-// only by keys peeled after it, which come first here.
+// that makes the XOR of its slots its fingerprint, on the slot's width
+// (the key is checked on its narrowest slot's, no more). A slot is written
+// once, by the key peeled from it, and is zero until then, so the XOR
+// takes in all `Arity` fields without a branch; a key's other slots are
+// written only by keys peeled after it, which come first here.
 template <int Arity>
 void Assign(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
-            const uint32_t* order, size_t peeled, unsigned f, char* array) {
-  const uint64_t mask = f >= 64 ? ~uint64_t{0} : (uint64_t{1} << f) - 1;
+            const uint32_t* order, size_t peeled, const FuseSlotBits& bits, char* array) {
   uint64_t s[Arity];
   for (size_t q = peeled; q-- > 0;) {
     const uint32_t k = order[q] & kIndexMask;
@@ -210,10 +210,12 @@ void Assign(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
     const uint64_t h = keys[k];
     hashing.Slots<Arity>(h, s);
     uint64_t v = FuseHashing::FingerprintWord(h);
-    for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, s[i] * f, f);
+    for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, bits.Position(s[i]), bits.Width(s[i]));
     // The slot is still zero: OR the field in.
-    char* p = array + (s[j] * f >> 3);
-    EncodeFixed64(p, DecodeFixed64(p) | ((v & mask) << (s[j] * f & 7)));
+    const uint64_t pos = bits.Position(s[j]);
+    const uint64_t field = v & ((uint64_t{1} << bits.Width(s[j])) - 1);
+    char* p = array + (pos >> 3);
+    EncodeFixed64(p, DecodeFixed64(p) | (field << (pos & 7)));
   }
 }
 
@@ -235,8 +237,10 @@ PeelResult TryBuild(const std::vector<uint64_t>& keys, const FuseHashing& hashin
   const auto sc = static_cast<uint32_t>(shape.segment_count);
   for (int i = 0; i < 4; ++i) header[8 + i] = static_cast<char>(sc >> (8 * i));
   header[12] = static_cast<char>(shape.segment_log);
-  Assign<Arity>(keys, hashing, order.get(), peeled, static_cast<unsigned>(shape.fp_bits),
-                header + kFuseHeaderSize);
+  for (int i = 0; i < 3; ++i) header[13 + i] = static_cast<char>(shape.wide_segments >> (8 * i));
+  const FuseSlotBits bits(static_cast<unsigned>(shape.fp_bits),
+                          shape.wide_segments << shape.segment_log);
+  Assign<Arity>(keys, hashing, order.get(), peeled, bits, header + kFuseHeaderSize);
   dst->resize(start + shape.payload_size());
   return PeelResult::kDone;
 }
@@ -283,6 +287,23 @@ uint64_t SegmentsFor(size_t num_keys, int arity, int segment_log) {
   return static_cast<uint64_t>(std::max(1.0, segments - (arity - 1)));
 }
 
+// `shape` with the longest fingerprint that fits `array_bits`, and as many
+// wide segments as the rest pays for (fp_bits 0 if none fits).
+FuseShape FillBudget(FuseShape shape, double array_bits) {
+  shape.fp_bits = static_cast<int>(std::min<double>(
+      kMaxFuseFingerprintBits, std::floor(array_bits / static_cast<double>(shape.num_slots()))));
+  if (shape.fp_bits == 0 || shape.fp_bits >= kMaxFuseFingerprintBits) return shape;
+  // Only keys with all their slots in wide segments gain, so fewer than
+  // arity of them gain nothing, and then the first layout (0) is written.
+  const uint64_t segments = shape.segment_count + static_cast<uint64_t>(shape.arity) - 1;
+  const double spare = array_bits - static_cast<double>(shape.num_slots() * shape.fp_bits);
+  const auto wide = std::min<uint64_t>(
+      {segments - 1, kMaxFuseWideSegments,
+       static_cast<uint64_t>(std::floor(spare / std::ldexp(1.0, shape.segment_log)))});
+  if (wide >= static_cast<uint64_t>(shape.arity)) shape.wide_segments = wide;
+  return shape;
+}
+
 }  // namespace
 
 FuseShape FuseLayoutFor(size_t num_keys, int arity) {
@@ -309,13 +330,27 @@ FuseShape ChooseFuseShape(size_t num_keys, double bits_per_key) {
   // Segments half as long would round the array up less, but they raise
   // the peeling's failure rate steeply (4-wise, 20k keys, 1.16 slots per
   // key: 83% of first attempts failed with them, 10% without).
+  // With wide segments 4-wise nearly always gives the lower FPR (fewer
+  // slots per key); its fourth load is issued with the other three, so it
+  // adds little to a query's latency.
   for (int arity : {3, 4}) {
-    FuseShape shape = FuseLayoutFor(num_keys, arity);
-    shape.fp_bits = static_cast<int>(std::min<double>(
-        kMaxFuseFingerprintBits, std::floor(array_bits / static_cast<double>(shape.num_slots()))));
-    if (shape.fp_bits > best.fp_bits) best = shape;
+    const FuseShape shape = FillBudget(FuseLayoutFor(num_keys, arity), array_bits);
+    if (shape.fp_bits > 0 && shape.expected_fpr() < best.expected_fpr()) best = shape;
   }
   return best;
+}
+
+double FuseShape::wide_share() const {
+  const uint64_t before = static_cast<uint64_t>(arity) - 1;
+  if (segment_count == 0 || wide_segments <= before) return 0;
+  return std::min(1.0, static_cast<double>(wide_segments - before) /
+                           static_cast<double>(segment_count));
+}
+
+double FuseShape::expected_fpr() const {
+  if (fp_bits == 0) return 1;
+  const double p = wide_share();
+  return p * std::ldexp(1.0, -fp_bits - 1) + (1 - p) * std::ldexp(1.0, -fp_bits);
 }
 
 FuseBuilder::FuseBuilder(double bits_per_key, FuseTestHooks hooks)
@@ -341,12 +376,12 @@ bool FuseBuilder::UsesFuse(size_t num_keys, FuseShape* shape) const {
   // then fuse wins: a large Bloom filter of 100 bits/key is more accurate
   // than 32-bit fingerprints, but its 30 probes cost 30 cache misses.
   const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
-  return std::max(floor, std::ldexp(1.0, -shape->fp_bits)) <= std::max(floor, BloomFpr(num_keys));
+  return std::max(floor, shape->expected_fpr()) <= std::max(floor, BloomFpr(num_keys));
 }
 
 double FuseBuilder::ExpectedFpr(size_t num_keys) const {
   FuseShape shape;
-  return UsesFuse(num_keys, &shape) ? std::ldexp(1.0, -shape.fp_bits) : BloomFpr(num_keys);
+  return UsesFuse(num_keys, &shape) ? shape.expected_fpr() : BloomFpr(num_keys);
 }
 
 double FuseExpectedFpr(size_t num_keys, double bits_per_key) {
@@ -371,6 +406,7 @@ void FuseBuilder::BuildFrom(std::vector<uint64_t>* keys, std::string* dst) const
     bloom_.Build(*keys, dst);
     return;
   }
+  if (hooks_.shape.fp_bits > 0) shape = hooks_.shape;
   const size_t start = dst->size();
   FuseHashing hashing(0, shape.segment_count, shape.segment_log, shape.arity);
   SortByTopBits(keys);  // seed 0 leaves hashes as they are

@@ -16,11 +16,12 @@
 //
 // Space: the filter is `(segments + arity - 1) * 2^segment_log` slots of f
 // bits plus a 16-byte header, with f the largest width (at most 32) that
-// fits n * bits_per_key bits; 3-wise unless 4-wise gives a longer f (it
-// costs a fourth memory access per query). So bits/key over log2(1/FPR)
-// is the slots per key, plus rounding: 7.6-13% from 1M keys, 11.6-19% at
-// 100k, 20.5-28% at 10k (the higher figures are 3-wise shapes). Never
-// more than floor(n * bits_per_key / 8) payload bytes.
+// fits n * bits_per_key bits. What a whole f leaves of the budget buys
+// wide segments of (f+1)-bit slots (FuseShape), so the FPR falls between
+// 2^-f and 2^-(f+1) as the budget grows, instead of in steps; the arity is
+// the one with the lower FPR so (in practice 4-wise, at the cost of a
+// fourth load per query, issued with the other three), 3-wise on a tie.
+// Never more than floor(n * bits_per_key / 8) payload bytes.
 //
 // Failure cannot reach the user:
 // - Non-adjacent duplicate hashes (which no peeling separates) are found
@@ -66,23 +67,40 @@ constexpr int kMaxFuseAttempts = 12;
 // Key indices are 30 bits in the peeling order (2 bits name the slot).
 constexpr uint64_t kMaxFuseKeys = (uint64_t{1} << 30) - 1;
 
+// The first `wide_segments` segments of the array hold (f+1)-bit slots,
+// the rest f-bit ones, which spends the budget left over by a whole f
+// (a fractional fingerprint width): a key whose slots all lie in wide
+// segments is checked on f+1 bits, any other on f. The peeling is the same
+// either way. At most 2^24 - 1 (three header bytes).
+constexpr uint64_t kMaxFuseWideSegments = (uint64_t{1} << 24) - 1;
+
 struct FuseShape {
   int arity = 3;
   int fp_bits = 0;       // 0: no fuse filter fits; the builder writes Bloom
   int segment_log = 0;
   uint64_t segment_count = 0;
+  uint64_t wide_segments = 0;  // < segment_count + arity - 1; 0 if f = 32
 
   uint64_t num_slots() const {
     return (segment_count + static_cast<uint64_t>(arity) - 1) << segment_log;
   }
-  size_t payload_size() const {
-    return kFuseHeaderSize + static_cast<size_t>((num_slots() * fp_bits + 7) / 8);
+  uint64_t array_bits() const {
+    return num_slots() * static_cast<uint64_t>(fp_bits) + (wide_segments << segment_log);
   }
+  size_t payload_size() const {
+    return kFuseHeaderSize + static_cast<size_t>((array_bits() + 7) / 8);
+  }
+  // Share of keys (and of non-keys' queries) checked on f+1 bits: those
+  // whose first slot's segment is below wide_segments - (arity - 1).
+  double wide_share() const;
+  // p * 2^-(f+1) + (1 - p) * 2^-f with p = wide_share(); 1 if fp_bits is 0.
+  double expected_fpr() const;
 };
 
-// The fuse shape for `num_keys` keys with the longest fingerprint within
-// n * bits_per_key bits (3-wise unless 4-wise gives a longer one), or
-// fp_bits 0 if none fits. bits_per_key is taken as ClampBitsPerKey does.
+// The fuse shape for `num_keys` keys with the lowest expected FPR within
+// n * bits_per_key bits: for each arity the longest whole fingerprint, then
+// as many wide segments as the rest pays for; 3-wise on a tie. fp_bits 0
+// if none fits. bits_per_key is taken as ClampBitsPerKey does.
 FuseShape ChooseFuseShape(size_t num_keys, double bits_per_key);
 
 // The segment layout alone, for `num_keys` keys and `arity` (3 or 4).
@@ -94,8 +112,12 @@ double FuseExpectedFpr(size_t num_keys, double bits_per_key);
 
 // For tests only: forces the first `failed_attempts` peelings to fail, as
 // if the hypergraph had a core, so the retry and fallback paths run.
+// A `shape` with fp_bits > 0 is written instead of ChooseFuseShape's
+// (the caller keeps it within the budget), so tests can pin the bytes of
+// shapes the builder no longer chooses, as older versions wrote them.
 struct FuseTestHooks {
   int failed_attempts = 0;
+  FuseShape shape;
 };
 
 class FuseBuilder : public FilterBuilder {

@@ -17,6 +17,12 @@
 // that the XOR scrambles. FastRange64 uses the high bits of h and the
 // offsets its low 36 (or, for offset_3, a product that depends on all of
 // them), so they are close to independent.
+//
+// Slot widths: the first `wide` segments (header bytes 13..15; 0 in the
+// first layout) hold f+1 bits per slot, the rest f. With B = wide * 2^log,
+// slot s starts at bit s*f + min(s, B) of the array and is f + (s < B)
+// bits wide; a key is checked on the width of its last (highest) slot,
+// the narrowest of its slots.
 
 #pragma once
 
@@ -77,6 +83,35 @@ class FuseHashing {
   uint64_t segment_mask_;
   uint64_t base_range_;  // segment_count * segment_length
   int arity_;
+};
+
+// Where the slots of a fingerprint array of f-bit slots after `wide_slots`
+// (f+1)-bit ones lie. Shared by builder and reader.
+class FuseSlotBits {
+ public:
+  // Requires 1 <= f, and f <= 31 if wide_slots > 0.
+  FuseSlotBits(unsigned f, uint64_t wide_slots)
+      : f_(f),
+        wide_end_(wide_slots),
+        narrow_mask_((uint64_t{1} << f) - 1),
+        wide_mask_((uint64_t{2} << f) - 1) {}
+
+  SSTFILTER_ALWAYS_INLINE uint64_t Position(uint64_t slot) const {
+    return slot * f_ + (slot < wide_end_ ? slot : wide_end_);
+  }
+  SSTFILTER_ALWAYS_INLINE unsigned Width(uint64_t slot) const {
+    return f_ + (slot < wide_end_ ? 1 : 0);
+  }
+  // The mask of a key's checked bits, given its last (highest) slot.
+  SSTFILTER_ALWAYS_INLINE uint64_t KeyMask(uint64_t last_slot) const {
+    return last_slot < wide_end_ ? wide_mask_ : narrow_mask_;
+  }
+
+ private:
+  uint64_t f_;
+  uint64_t wide_end_;
+  uint64_t narrow_mask_;
+  uint64_t wide_mask_;
 };
 
 }  // namespace sstfilter

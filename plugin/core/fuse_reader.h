@@ -19,6 +19,7 @@ struct FuseLayout {
   uint64_t seed = 0;
   uint64_t segment_count = 0;
   int segment_log = 0;
+  uint64_t wide_segments = 0;  // of (f+1)-bit slots, at the front
   const char* array = nullptr;
 };
 
@@ -35,8 +36,7 @@ class FuseReader final : public FilterReader {
   FuseReader(int fp_bits, const FuseLayout& layout)
       : hashing_(layout.seed, layout.segment_count, layout.segment_log, Arity),
         array_(layout.array),
-        fp_bits_(static_cast<unsigned>(fp_bits)),
-        fp_mask_((uint64_t{1} << fp_bits) - 1) {}
+        bits_(static_cast<unsigned>(fp_bits), layout.wide_segments << layout.segment_log) {}
 
   bool MayMatch(uint64_t hash) const override {
     const uint64_t h = hashing_.Remix(hash);
@@ -55,7 +55,7 @@ class FuseReader final : public FilterReader {
       for (size_t i = 0; i < m; ++i) {
         h[i] = hashing_.Remix(hashes[base + i]);
         hashing_.Slots<Arity>(h[i], s[i]);
-        for (int j = 0; j < Arity; ++j) __builtin_prefetch(array_ + (s[i][j] * fp_bits_ >> 3));
+        for (int j = 0; j < Arity; ++j) __builtin_prefetch(array_ + (bits_.Position(s[i][j]) >> 3));
       }
       for (size_t i = 0; i < m; ++i) results[base + i] = Probe(h[i], s[i]);
     }
@@ -63,20 +63,20 @@ class FuseReader final : public FilterReader {
 
  private:
   // All loads issued before any is combined, so their misses overlap; the
-  // fields are XORed unmasked and masked once.
+  // fields are XORed unmasked and masked once, to the narrowest field's
+  // width (the last slot's).
   SSTFILTER_ALWAYS_INLINE bool Probe(uint64_t h, const uint64_t s[Arity]) const {
     uint64_t v = FuseHashing::FingerprintWord(h);
     for (int j = 0; j < Arity; ++j) {
-      const uint64_t pos = s[j] * fp_bits_;
+      const uint64_t pos = bits_.Position(s[j]);
       v ^= DecodeFixed64(array_ + (pos >> 3)) >> (pos & 7);
     }
-    return (v & fp_mask_) == 0;
+    return (v & bits_.KeyMask(s[Arity - 1])) == 0;
   }
 
   FuseHashing hashing_;
   const char* array_;
-  unsigned fp_bits_;
-  uint64_t fp_mask_;
+  FuseSlotBits bits_;
 };
 
 }  // namespace sstfilter
