@@ -149,8 +149,9 @@ TEST(FuseShapeTest, SpaceOverTheBoundForLargeFilters) {
           << "n=" << n << " bpk=" << bpk << " f=" << shape.fp_bits;
     }
   }
-  // The 15% holds from about 54k keys (computed: the last size
-  // over it, in steps of 500, is 53000 at 10 and 12 bits/key, 41500 at 16).
+  // The 15% holds from about 54k keys (docs/results/fuse_sizing.md:
+  // the last size over it, in steps of 100, is 53900 at 10 and 12
+  // bits/key, 44600 at 16).
   for (double bpk : {10.0, 12.0, 16.0}) {
     for (size_t n = 54000; n <= 200000; n += 2000) {
       EXPECT_LE(OverTheBound(ChooseFuseShape(n, bpk), n), 0.15) << "n=" << n << " bpk=" << bpk;

@@ -4,7 +4,8 @@
 // in each of `arity` consecutive segments (fuse_hashing.h), and the
 // builder fills the array so that the XOR of a key's slots is its
 // fingerprint. A query reads those slots and compares: an added key always
-// matches; any other key matches with probability 2^-f.
+// matches; any other key matches with probability 2^-f, or 2^-(f+1) if
+// its slots lie in the array's wide segments (below).
 //
 // Construction peels the key-slot hypergraph: a slot held by one key fixes
 // that key last, and removing it frees more. Peeling succeeds with high

@@ -13,6 +13,10 @@
 // is the builder's first-attempt outcome. The last column of each size is
 // the builder's chosen shape.
 //
+// A second table gives the shapes ChooseFuseShape picks at 10, 12 and 16
+// bits/key (arity, whole fingerprint bits, wide segments): their bits/key
+// over log2(1/expected FPR) per size, and means over 10k-100k keys.
+//
 //   build/tools/fuse_sizing [--trials=200]
 
 #include <gflags/gflags.h>
@@ -79,6 +83,41 @@ double SuccessRate(size_t n, int segment_log, uint64_t total_segments, int trial
   return static_cast<double>(ok) / trials;
 }
 
+double OverTheBound(const FuseShape& shape, size_t n) {
+  const double bits = static_cast<double>(shape.payload_size() + 8) * 8 / static_cast<double>(n);
+  return bits / -std::log2(shape.expected_fpr()) - 1;
+}
+
+void ShapeTable() {
+  std::printf("\n## Binary fuse shapes chosen (ChooseFuseShape)\n\n");
+  std::printf("Per size: arity, fingerprint bits f, share of keys checked on f+1 bits "
+              "(wide segments), and bits/key (filter bytes with the 8-byte trailer) over "
+              "log2(1/expected FPR). Means over every n from 10,000 to 100,000 in steps of "
+              "100 (uniform in n), and the largest of those n over 15%%.\n\n");
+  std::printf("| bpk | 10k | 30k | 100k | 1M | mean bits/key | mean FPR %% | over, mean | "
+              "over 15%% up to |\n|---:|---|---|---|---|---:|---:|---:|---:|\n");
+  for (double bpk : {10.0, 12.0, 16.0}) {
+    std::printf("| %g |", bpk);
+    for (size_t n : {10000, 30000, 100000, 1000000}) {
+      const FuseShape s = ChooseFuseShape(n, bpk);
+      std::printf(" %d-wise f=%d p=%.2f: %.1f%% |", s.arity, s.fp_bits, s.wide_share(),
+                  100 * OverTheBound(s, n));
+    }
+    double bits = 0, fpr = 0, over = 0;
+    size_t count = 0, last_over = 0;
+    for (size_t n = 10000; n <= 100000; n += 100, ++count) {
+      const FuseShape s = ChooseFuseShape(n, bpk);
+      bits += static_cast<double>(s.payload_size() + 8) * 8 / static_cast<double>(n);
+      fpr += s.expected_fpr();
+      over += OverTheBound(s, n);
+      if (OverTheBound(s, n) > 0.15) last_over = n;
+    }
+    const double c = static_cast<double>(count);
+    std::printf(" %.2f | %.4f | %.1f%% | %zu |\n", bits / c, 100 * fpr / c, 100 * over / c,
+                last_over);
+  }
+}
+
 }  // namespace
 }  // namespace sstfilter
 
@@ -114,5 +153,6 @@ int main(int argc, char** argv) {
   }
   std::printf("\nThe bound's 15%% over log2(1/FPR) needs about 1.15 slots/key (the header adds "
               "0.1-0.2%% at these sizes).\n");
+  ShapeTable();
   return 0;
 }
