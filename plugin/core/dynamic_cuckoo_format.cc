@@ -35,31 +35,6 @@ double BitsDouble(uint64_t u) {
   return d;
 }
 
-// Bounds-checked little-endian reader.
-struct Cursor {
-  const char* p;
-  size_t left;
-  bool Take(size_t n, const char** out) {
-    if (left < n) return false;
-    *out = p;
-    p += n;
-    left -= n;
-    return true;
-  }
-  bool U64(uint64_t* v) {
-    const char* q;
-    if (!Take(8, &q)) return false;
-    *v = DecodeFixed64(q);
-    return true;
-  }
-  bool U32(uint32_t* v) {
-    const char* q;
-    if (!Take(4, &q)) return false;
-    *v = DecodeFixed32(q);
-    return true;
-  }
-};
-
 }  // namespace
 
 void DynamicCuckooFilter::Save(std::string* out) const {
@@ -106,7 +81,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   if (bytes.size() < kHeaderBytes + 12) return kCorrupt;
   const size_t body = bytes.size() - 4;
   if (ContentChecksum(bytes.data(), body) != DecodeFixed32(bytes.data() + body)) return kCorrupt;
-  Cursor c{bytes.data(), body};
+  ByteReader c(bytes.substr(0, body));
   const char* h;
   c.Take(kHeaderBytes, &h);
   if (std::memcmp(h, kMagic, 4) != 0 || static_cast<uint8_t>(h[4]) != kVersion) return kCorrupt;
@@ -148,7 +123,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
     const unsigned l = plan.fp_bits0 - level;
     const uint64_t words = ((plan.base_buckets << level) * DynamicCuckooTable::kSlots * l + 63) / 64;
     // The bytes must be there before anything that size is allocated.
-    if (c.left / 8 < words || c.left / 8 - words < zero_cap) return kCorrupt;
+    if (c.left() / 8 < words || c.left() / 8 - words < zero_cap) return kCorrupt;
     DynamicCuckooTable* m = r.current[j];
     if (level > 0 || zero_cap != m->zero_capacity()) {
       // The table Create/AddMember made has another shape: replace it.
@@ -181,7 +156,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   r.stale = stale;
   if (options.checked) {
     uint64_t n;
-    if (!c.U64(&n) || n > c.left / 12) return kCorrupt;
+    if (!c.U64(&n) || n > c.left() / 12) return kCorrupt;
     uint64_t copies = 0;
     uint64_t prev = 0;
     for (uint64_t i = 0; i < n; ++i) {
@@ -197,7 +172,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
     }
     if (copies != size) return kCorrupt;
   }
-  if (c.left != 0) return kCorrupt;
+  if (c.left() != 0) return kCorrupt;
   r.size.store(size, std::memory_order_relaxed);
   *out = std::move(f);
   return DynamicStatus::kOk;
