@@ -1,16 +1,14 @@
 // GuardedDB under concurrent writers and readers.
 //
-// Under TSan (tools/test.sh step 3 runs -R Concurrency) only
-// GuardConcurrencyTest runs: one writer and readers. The GuardRaceTest
-// cases, several writers, make the uninstrumented Debian librocksdb report
+// tools/test.sh step 3 runs every case under TSan against RocksDB 9.7.4's
+// static library built with TSan (tools/rocksdb_source.sh tsan), with no
+// suppressions. With `--rocksdb none` it uses Debian's librocksdb, which is
+// not instrumented, and runs only GuardConcurrencyTest (-R Concurrency):
+// one writer and readers. Several writers (GuardRaceTest) make that library report
 // races TSan cannot see through (its write group, the range-tombstone
-// cache, filter readers freed by block-cache eviction); they run in the
-// plain and ASan builds. No suppression limited to librocksdb fits them:
-// Debian's library has no frame pointers, so TSan's stacks skip its frames
-// (the write group's races show only std::string's memcpy under our test's
-// writer, also with called_from_lib:librocksdb.so), and the freed readers
-// are our own ~TypedBitsReader. Running them under TSan needs a RocksDB
-// built with TSan (from source), not a longer tests/tsan.supp.
+// cache, filter readers freed by block-cache eviction), and no suppression
+// limited to librocksdb fits them: the library has no frame pointers, so
+// TSan's stacks lose its frames.
 //
 // Writers run random operations over every write path on three kinds of
 // keys: stable keys (overwritten, never deleted: readers must always find
