@@ -14,6 +14,7 @@ set(SSTFILTER_CORE_SOURCES
   plugin/core/filter.cc
   plugin/core/filter_spec.cc
   plugin/core/fuse_builder.cc
+  plugin/core/fuse_peeler.cc
   plugin/core/fuse_reader.cc
   plugin/core/hash.cc
   plugin/core/small_filter.cc

@@ -254,6 +254,24 @@ TEST(FuseBuilderTest, FarApartDuplicatesAreRemovedNotRetried) {
   ExpectAllMatch(filter, with_dups);
 }
 
+// Fewer copies than a slot's count byte holds (255): they are found when
+// the peeling stalls, not by the overflow check, and all but one of each
+// group taken out of the graph (pairs and triples, far apart).
+TEST(FuseBuilderTest, FewFarApartCopiesAreTakenOutWhenPeelingStalls) {
+  for (double bpk : {10.0, 16.0}) {
+    const auto hashes = RandomHashes(40000, 23);
+    std::vector<uint64_t> with_dups = hashes;
+    for (size_t i = 0; i < hashes.size(); i += 5) with_dups.push_back(hashes[i]);
+    for (size_t i = 0; i < hashes.size(); i += 15) with_dups.push_back(hashes[i]);
+    FuseBuilder builder(bpk);
+    const std::string filter = Build(&builder, with_dups);
+    EXPECT_EQ(builder.last_attempts(), 1) << bpk;
+    EXPECT_EQ(KindOf(filter), FilterKind::kFuse);
+    EXPECT_EQ(filter.size(), builder.FilterSize(with_dups.size()));
+    ExpectAllMatch(filter, with_dups);
+  }
+}
+
 TEST(FuseBuilderTest, StructuredHashesStillBuild) {
   // Hashes that differ in a few bits only (as the hash fuzzer makes): the
   // unmixed first attempt may stall; a remixed one must not fail for good.

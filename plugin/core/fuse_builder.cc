@@ -4,13 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <memory>
-#include <new>
 
 #include "coding.h"
 #include "fuse_filter.h"
 #include "fuse_hashing.h"
+#include "fuse_peeler.h"
 #include "trailer.h"
 
 namespace sstfilter {
@@ -23,9 +21,6 @@ constexpr uint64_t InverseOdd(uint64_t c) {
   for (int i = 0; i < 5; ++i) x *= 2 - c * x;
   return x;
 }
-
-// Key indices in the peeling order carry the peeled slot's number on top.
-constexpr uint32_t kIndexMask = (uint32_t{1} << 30) - 1;
 
 // Keys sorted by their remixed hash lie in slot order (FastRange64 is
 // monotone), so counting and peeling walk the array front to back instead
@@ -57,142 +52,6 @@ void SortByTopBits(std::vector<uint64_t>* keys) {
   keys->swap(sorted);
 }
 
-enum class PeelResult { kDone, kStalled };
-
-// Peels the key-slot hypergraph of `keys` (remixed hashes). On kDone,
-// order[0, *peeled) holds (key index | slot number << 30) in peeling
-// order; keys left out are duplicates of keys in it.
-template <int Arity>
-class Peeler {
- public:
-  Peeler(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
-         uint64_t num_slots, std::unique_ptr<uint32_t[]>* order)
-      : keys_(keys),
-        hashing_(hashing),
-        num_slots_(num_slots),
-        slots_(ZeroedSlots(num_slots)),
-        order_(new uint32_t[num_slots]) {
-    *order = std::unique_ptr<uint32_t[]>(order_);
-  }
-
-  PeelResult Run(size_t* peeled) {
-    const size_t n = keys_.size();
-    uint64_t s[Arity];
-    for (size_t i = 0; i < n; ++i) {
-      hashing_.Slots<Arity>(keys_[i], s);
-      for (int j = 0; j < Arity; ++j) {
-        ++slots_[s[j]].count;
-        slots_[s[j]].xor_index ^= static_cast<uint32_t>(i);
-      }
-    }
-    // Peel in slot order. A key's slots lie within a few segments, so the
-    // slots a peeling frees are near the scan: those behind it are peeled
-    // at once (from a stack), those ahead when the scan gets there. The
-    // memory touched moves through the array with the scan.
-    top_ = num_slots_;
-    for (scan_ = 0; scan_ < num_slots_; ++scan_) {
-      if (slots_[scan_].count == 1) {
-        PeelFrom(scan_);
-        PeelPending();
-      }
-    }
-    size_t removed = 0;
-    for (;;) {
-      PeelPending();
-      if (peeled_ + removed == n) break;
-      const size_t more = RemoveDuplicates();
-      if (more == 0) return PeelResult::kStalled;
-      removed += more;
-    }
-    *peeled = peeled_;
-    return PeelResult::kDone;
-  }
-
- private:
-  // Side by side: a key's update touches one cache line per slot.
-  struct Slot {
-    uint32_t xor_index;  // XOR of the indices of the keys holding it
-    uint32_t count;      // how many keys hold it
-  };
-  struct Free {
-    void operator()(Slot* p) const { std::free(p); }
-  };
-
-  // calloc: large arrays come zeroed from the system, with no pass over
-  // them here.
-  static Slot* ZeroedSlots(uint64_t n) {
-    void* p = std::calloc(n, sizeof(Slot));
-    if (p == nullptr) throw std::bad_alloc();
-    return static_cast<Slot*>(p);
-  }
-
-  // order_ holds peeled keys at the front, [0, peeled_), and slots waiting
-  // to be peeled at the back, [top_, num_slots). Each entry is a distinct
-  // slot (one peeled from, or one pushed when it came to hold a single
-  // key), so the two ends never meet.
-  void PeelPending() {
-    while (top_ < num_slots_) {
-      const uint32_t t = order_[top_++];
-      // Skip a slot whose key left through another slot.
-      if (slots_[t].count == 1) PeelFrom(t);
-    }
-  }
-
-  void PeelFrom(uint64_t t) {
-    uint64_t s[Arity];
-    const uint32_t k = slots_[t].xor_index;
-    hashing_.Slots<Arity>(keys_[k], s);
-    uint32_t j = 0;
-    for (int i = 1; i < Arity; ++i) j = s[i] == t ? i : j;
-    order_[peeled_++] = k | (j << 30);
-    Remove(k, s);
-  }
-
-  void Remove(uint32_t k, const uint64_t s[Arity]) {
-    for (int i = 0; i < Arity; ++i) {
-      Slot& slot = slots_[s[i]];
-      slot.xor_index ^= k;
-      // Slots ahead of the scan wait for it.
-      if (--slot.count == 1 && s[i] < scan_) order_[--top_] = static_cast<uint32_t>(s[i]);
-    }
-  }
-
-  // Peeling stalled. Two copies of one hash share every slot, so no
-  // peeling separates them: find such copies among the keys left and take
-  // all but one out of the graph. Returns how many were taken out.
-  size_t RemoveDuplicates() {
-    std::vector<bool> out(keys_.size(), false);
-    for (size_t q = 0; q < peeled_; ++q) out[order_[q] & kIndexMask] = true;
-    for (uint32_t k : removed_) out[k] = true;
-    std::vector<uint32_t> left;
-    for (size_t k = 0; k < keys_.size(); ++k) {
-      if (!out[k]) left.push_back(static_cast<uint32_t>(k));
-    }
-    std::sort(left.begin(), left.end(),
-              [this](uint32_t a, uint32_t b) { return keys_[a] < keys_[b]; });
-    size_t taken = 0;
-    uint64_t s[Arity];
-    for (size_t i = 1; i < left.size(); ++i) {
-      if (keys_[left[i]] != keys_[left[i - 1]]) continue;
-      hashing_.Slots<Arity>(keys_[left[i]], s);
-      Remove(left[i], s);
-      removed_.push_back(left[i]);
-      ++taken;
-    }
-    return taken;
-  }
-
-  const std::vector<uint64_t>& keys_;
-  const FuseHashing& hashing_;
-  uint64_t num_slots_;
-  std::unique_ptr<Slot[], Free> slots_;
-  uint32_t* order_;  // owned by the caller's unique_ptr
-  std::vector<uint32_t> removed_;
-  size_t peeled_ = 0;
-  uint64_t top_ = 0;
-  uint64_t scan_ = 0;  // slots below it are peeled from the stack
-};
-
 // Writes the fingerprints into `array` (zeroed, followed by 8 spare
 // bytes): in reverse peeling order, each key's peeled slot gets the value
 // that makes the XOR of its slots its fingerprint, on the slot's width
@@ -201,35 +60,32 @@ class Peeler {
 // takes in all `Arity` fields without a branch; a key's other slots are
 // written only by keys peeled after it, which come first here.
 template <int Arity>
-void Assign(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
-            const uint32_t* order, size_t peeled, const FuseSlotBits& bits, char* array) {
+void Assign(const FusePeeler<Arity>& peeler, const FuseHashing& hashing, const FuseSlotBits& bits,
+            char* array) {
   uint64_t s[Arity];
-  for (size_t q = peeled; q-- > 0;) {
-    const uint32_t k = order[q] & kIndexMask;
-    const uint32_t j = order[q] >> 30;
-    const uint64_t h = keys[k];
+  for (size_t q = peeler.peeled(); q-- > 0;) {
+    const uint32_t t = peeler.PeeledSlot(q);
+    const uint64_t h = peeler.HashOf(t);
     hashing.Slots<Arity>(h, s);
     uint64_t v = FuseHashing::FingerprintWord(h);
     for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, bits.Position(s[i]), bits.Width(s[i]));
     // The slot is still zero: OR the field in.
-    const uint64_t pos = bits.Position(s[j]);
-    const uint64_t field = v & ((uint64_t{1} << bits.Width(s[j])) - 1);
+    const uint64_t pos = bits.Position(t);
+    const uint64_t field = v & ((uint64_t{1} << bits.Width(t)) - 1);
     char* p = array + (pos >> 3);
     EncodeFixed64(p, DecodeFixed64(p) | (field << (pos & 7)));
   }
 }
 
-// Tries to peel with `hashing`; on success appends header and array.
+// Tries to peel with `hashing`; on success appends header and array, and
+// releases *keys (the peeler holds each key's hash from then on).
 template <int Arity>
-PeelResult TryBuild(const std::vector<uint64_t>& keys, const FuseHashing& hashing,
+PeelResult TryBuild(std::vector<uint64_t>* keys, const FuseHashing& hashing,
                     const FuseShape& shape, std::string* dst) {
-  std::unique_ptr<uint32_t[]> order;
-  size_t peeled = 0;
-  {
-    Peeler<Arity> peeler(keys, hashing, shape.num_slots(), &order);
-    const PeelResult r = peeler.Run(&peeled);
-    if (r != PeelResult::kDone) return r;
-  }  // the peeler's counts go before the filter is allocated
+  FusePeeler<Arity> peeler(hashing, shape.num_slots());
+  const PeelResult r = peeler.Run(keys);
+  if (r != PeelResult::kDone) return r;
+  std::vector<uint64_t>().swap(*keys);  // before the filter is allocated
   const size_t start = dst->size();
   dst->resize(start + shape.payload_size() + 8, '\0');
   char* header = &(*dst)[start];
@@ -240,7 +96,7 @@ PeelResult TryBuild(const std::vector<uint64_t>& keys, const FuseHashing& hashin
   for (int i = 0; i < 3; ++i) header[13 + i] = static_cast<char>(shape.wide_segments >> (8 * i));
   const FuseSlotBits bits(static_cast<unsigned>(shape.fp_bits),
                           shape.wide_segments << shape.segment_log);
-  Assign<Arity>(keys, hashing, order.get(), peeled, bits, header + kFuseHeaderSize);
+  Assign<Arity>(peeler, hashing, bits, header + kFuseHeaderSize);
   dst->resize(start + shape.payload_size());
   return PeelResult::kDone;
 }
@@ -414,8 +270,8 @@ void FuseBuilder::BuildFrom(std::vector<uint64_t>* keys, std::string* dst) const
     last_attempts_ = attempt + 1;
     PeelResult r = PeelResult::kStalled;
     if (attempt >= hooks_.failed_attempts) {
-      r = shape.arity == 3 ? TryBuild<3>(*keys, hashing, shape, dst)
-                           : TryBuild<4>(*keys, hashing, shape, dst);
+      r = shape.arity == 3 ? TryBuild<3>(keys, hashing, shape, dst)
+                           : TryBuild<4>(keys, hashing, shape, dst);
     }
     if (r == PeelResult::kDone) {
       Trailer trailer;

@@ -40,11 +40,11 @@
 //
 // Memory while building, on top of the 8 bytes/key of hashes the builder
 // already holds: a moment at 8 more bytes/key while large key sets are
-// ordered by slot, then 12 bytes per slot (a count and an XOR of key
-// indices, 8, and the peeling order, 4), then 4 per slot plus the filter
-// while the fingerprints are assigned. With 1.075-1.125 slots per key
-// for large sets, the peak is 21-21.5 bytes/key including the hashes
-// (tools/large_filter measures it), under twice the cuckoo builder's 11.5.
+// ordered by slot, then 13 bytes per slot while peeling (fuse_peeler.h: an
+// XOR of key hashes, 8, a count, 1, and the peeling order, 4); the hashes
+// go once the peeling succeeds, before the filter is allocated. With
+// 1.075-1.125 slots per key for large sets, the peak is 22-22.6 bytes/key
+// including the hashes, under twice the cuckoo builder's 11.5.
 
 #pragma once
 
@@ -65,7 +65,7 @@ constexpr int kMinFuseFingerprintBits = 1;
 constexpr int kMaxFuseFingerprintBits = 32;
 constexpr size_t kFuseHeaderSize = 16;
 constexpr int kMaxFuseAttempts = 12;
-// Key indices are 30 bits in the peeling order (2 bits name the slot).
+// Slot indices are 32 bits in the peeling order (at most 1.25 slots/key).
 constexpr uint64_t kMaxFuseKeys = (uint64_t{1} << 30) - 1;
 
 // The first `wide_segments` segments of the array hold (f+1)-bit slots,

@@ -1,0 +1,168 @@
+// Peeling a binary fuse filter's hypergraph; see fuse_peeler.h.
+
+#include "fuse_peeler.h"
+
+#include "coding.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace sstfilter {
+namespace {
+
+template <typename T>
+T* Zeroed(uint64_t n) {
+  void* p = std::calloc(n, sizeof(T));
+  if (p == nullptr) throw std::bad_alloc();
+  return static_cast<T*>(p);
+}
+
+}  // namespace
+
+template <int Arity>
+FusePeeler<Arity>::FusePeeler(const FuseHashing& hashing, uint64_t num_slots)
+    : hashing_(hashing),
+      num_slots_(num_slots),
+      hash_(Zeroed<uint64_t>(num_slots)),
+      count_(Zeroed<uint8_t>(num_slots + 8)),
+      order_(new uint32_t[num_slots + 1]) {}
+
+template <int Arity>
+bool FusePeeler<Arity>::Count(const std::vector<uint64_t>& keys) {
+  uint64_t s[Arity];
+  uint8_t wrapped = 0;
+  for (uint64_t h : keys) {
+    hashing_.Slots<Arity>(h, s);
+    for (int j = 0; j < Arity; ++j) {
+      wrapped |= static_cast<uint8_t>(++count_[s[j]] == 0);
+      hash_[s[j]] ^= h;
+    }
+  }
+  return wrapped == 0;
+}
+
+template <int Arity>
+PeelResult FusePeeler<Arity>::Run(std::vector<uint64_t>* keys) {
+  if (!Count(*keys)) {
+    // Only copies of one hash fill a slot so: drop them, count again.
+    std::sort(keys->begin(), keys->end());
+    keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
+    std::memset(hash_.get(), 0, num_slots_ * sizeof(uint64_t));
+    std::memset(count_.get(), 0, num_slots_);
+    if (!Count(*keys)) return PeelResult::kStalled;  // distinct: never seen
+  }
+  top_ = num_slots_ + 1;
+  scan_ = 0;
+  while (scan_ < num_slots_) {
+    // Eight counts at a time: most slots hold more than one key, and the
+    // eight bytes past the array are zero.
+    const uint64_t x = DecodeFixed64(reinterpret_cast<const char*>(&count_[scan_])) ^
+                       0x0101010101010101ULL;
+    const uint64_t ones = (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+    if (ones == 0) {
+      scan_ += 8;
+      continue;
+    }
+    // The first byte that is 1 (bytes above it may be false hits, but
+    // not below): peel it, then look again from the slot after it, as
+    // peeling changes counts ahead of the scan.
+    scan_ += static_cast<uint64_t>(__builtin_ctzll(ones)) >> 3;
+    if (scan_ >= num_slots_) break;
+    PeelFrom(static_cast<uint32_t>(scan_));
+    PeelPending();
+    ++scan_;
+  }
+  scan_ = num_slots_;
+  size_t removed = 0;
+  for (;;) {
+    PeelPending();
+    if (peeled_ + removed == keys->size()) return PeelResult::kDone;
+    const size_t more = RemoveDuplicates(*keys);
+    if (more == 0) return PeelResult::kStalled;
+    removed += more;
+  }
+}
+
+template <int Arity>
+void FusePeeler<Arity>::PeelPending() {
+  while (top_ <= num_slots_) {
+    const uint32_t t = order_[top_++];
+    // Skip a slot whose key left through another slot.
+    if (count_[t] == 1) PeelFrom(t);
+  }
+}
+
+template <int Arity>
+void FusePeeler<Arity>::PeelFrom(uint32_t t) {
+  uint64_t* const hash = hash_.get();
+  uint8_t* const count = count_.get();
+  uint32_t* const order = order_.get();
+  const uint64_t h = hash[t];
+  uint64_t s[Arity];
+  hashing_.Slots<Arity>(h, s);
+  order[peeled_++] = t;
+  // The key leaves all its slots, t included (which drops to no keys and
+  // is never pushed); t then gets its key back, for the assignment. No
+  // key reaches t after this: it held only this one.
+  uint64_t top = top_;
+  const uint64_t scan = scan_;
+  for (int i = 0; i < Arity; ++i) {
+    hash[s[i]] ^= h;
+    const uint8_t c = --count[s[i]];
+    // Slots ahead of the scan wait for it. Written whether pushed or not
+    // (no branch to mispredict): top - 1 is never a peeled entry (see
+    // order_).
+    order[top - 1] = static_cast<uint32_t>(s[i]);
+    top -= static_cast<uint64_t>((c == 1) & (s[i] < scan));
+  }
+  top_ = top;
+  hash[t] = h;
+  count[t] = 1;
+}
+
+template <int Arity>
+void FusePeeler<Arity>::Remove(uint64_t h, const uint64_t s[Arity]) {
+  for (int i = 0; i < Arity; ++i) {
+    hash_[s[i]] ^= h;
+    if (--count_[s[i]] == 1 && s[i] < scan_) order_[--top_] = static_cast<uint32_t>(s[i]);
+  }
+}
+
+template <int Arity>
+size_t FusePeeler<Arity>::RemoveDuplicates(const std::vector<uint64_t>& keys) {
+  // A key not peeled holds at least two keys in each of its slots; a
+  // peeled key has one slot (the one it was peeled from) held by it alone.
+  std::vector<uint64_t> left;
+  uint64_t s[Arity];
+  for (uint64_t h : keys) {
+    hashing_.Slots<Arity>(h, s);
+    bool core = true;
+    for (int i = 0; i < Arity; ++i) core &= count_[s[i]] >= 2;
+    if (core) left.push_back(h);
+  }
+  std::sort(left.begin(), left.end());
+  std::sort(removed_.begin(), removed_.end());
+  std::vector<uint64_t> taken_now;
+  for (size_t i = 0; i < left.size();) {
+    size_t j = i + 1;
+    while (j < left.size() && left[j] == left[i]) ++j;
+    // Copies of one hash share all their slots, so all of them are left;
+    // the graph holds those not taken out in an earlier round.
+    const auto gone = std::equal_range(removed_.begin(), removed_.end(), left[i]);
+    const size_t held = (j - i) - static_cast<size_t>(gone.second - gone.first);
+    hashing_.Slots<Arity>(left[i], s);
+    for (size_t k = 1; k < held; ++k) {
+      Remove(left[i], s);
+      taken_now.push_back(left[i]);
+    }
+    i = j;
+  }
+  removed_.insert(removed_.end(), taken_now.begin(), taken_now.end());
+  return taken_now.size();
+}
+
+template class FusePeeler<3>;
+template class FusePeeler<4>;
+
+}  // namespace sstfilter

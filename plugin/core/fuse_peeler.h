@@ -1,0 +1,92 @@
+// Peeling a binary fuse filter's key-slot hypergraph (fuse_filter.h): the
+// costliest step of construction, kept apart from shapes and encoding.
+//
+// Per slot the peeler keeps a count byte and the XOR of the remixed
+// hashes of the keys holding it (Graf and Lemire's representation): a
+// slot held by one key holds that key's hash, so a peeling step reads the
+// hash from the slot itself and never goes back to the key array, and
+// the assignment finds each key's hash in the slot it was peeled from.
+// 9 bytes per slot plus 4 for the peeling order, against the 8 bytes/key
+// of keys, which can go once the peeling is done.
+//
+// Order of peeling (it decides which slot each key is assigned, and so the
+// filter's bytes; it must not change without a reason, as the golden
+// tests pin those bytes): slots are scanned front to back; a slot held by
+// one key when the scan reaches it is peeled, then every slot behind the
+// scan that this freed is peeled at once, last freed first (a stack);
+// slots ahead of the scan wait for it. A key's slots lie within a few
+// segments, so the memory touched moves through the array with the scan.
+//
+// Not thread-safe; one peeling per object.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "fuse_hashing.h"
+
+namespace sstfilter {
+
+enum class PeelResult { kDone, kStalled };
+
+template <int Arity>
+class FusePeeler {
+ public:
+  // Requires num_slots < 2^32 and `hashing` of that many slots; `keys`
+  // (remixed hashes) outlives Run.
+  FusePeeler(const FuseHashing& hashing, uint64_t num_slots);
+
+  // Peels the hypergraph of `*keys`. Copies of one hash (which no
+  // peeling separates) are found when peeling stalls and all but one left
+  // out; if 255 or more keys share a slot (the count byte's limit: only
+  // copies of one hash get there),
+  // *keys is sorted and its copies dropped first. kDone: every key but
+  // those copies was peeled; kStalled: the graph has a core, and another
+  // seed is needed.
+  PeelResult Run(std::vector<uint64_t>* keys);
+
+  // After kDone, the keys in peeling order, q < peeled(): the slot the
+  // q-th key was peeled from, and that key's remixed hash. The keys
+  // array is no longer needed.
+  size_t peeled() const { return peeled_; }
+  uint32_t PeeledSlot(size_t q) const { return order_[q]; }
+  uint64_t HashOf(uint32_t slot) const { return hash_[slot]; }
+
+ private:
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  // False if a count byte overflowed (256 keys in one slot).
+  bool Count(const std::vector<uint64_t>& keys);
+  void PeelPending();
+  void PeelFrom(uint32_t t);
+  // Takes the key of hash h, whose slots are s, out of the graph; pushes
+  // the slots behind the scan that it leaves holding one key.
+  void Remove(uint64_t h, const uint64_t s[Arity]);
+  // Peeling stalled: takes all but one of each group of equal hashes
+  // among the keys not peeled out of the graph. Returns how many.
+  size_t RemoveDuplicates(const std::vector<uint64_t>& keys);
+
+  const FuseHashing& hashing_;
+  uint64_t num_slots_;
+  // calloc: large arrays come zeroed from the system, with no pass here.
+  std::unique_ptr<uint64_t[], Free> hash_;
+  std::unique_ptr<uint8_t[], Free> count_;
+  // num_slots + 1 entries: peeled slots at the front, [0, peeled_);
+  // slots waiting to be peeled at the back, [top_, num_slots + 1). Each
+  // entry is a distinct slot, so top_ > peeled_ always.
+  std::unique_ptr<uint32_t[]> order_;
+  std::vector<uint64_t> removed_;  // copies taken out, as hashes
+  size_t peeled_ = 0;
+  uint64_t top_ = 0;
+  uint64_t scan_ = 0;  // slots below it are peeled from the stack
+};
+
+extern template class FusePeeler<3>;
+extern template class FusePeeler<4>;
+
+}  // namespace sstfilter
