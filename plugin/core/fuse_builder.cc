@@ -63,7 +63,9 @@ template <int Arity>
 void Assign(const FusePeeler<Arity>& peeler, const FuseHashing& hashing, const FuseSlotBits& bits,
             char* array) {
   uint64_t s[Arity];
+  constexpr size_t kAhead = 16;
   for (size_t q = peeler.peeled(); q-- > 0;) {
+    if (q >= kAhead) peeler.PrefetchPeeled(q - kAhead);
     const uint32_t t = peeler.PeeledSlot(q);
     const uint64_t h = peeler.HashOf(t);
     hashing.Slots<Arity>(h, s);

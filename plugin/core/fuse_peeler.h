@@ -55,6 +55,9 @@ class FusePeeler {
   size_t peeled() const { return peeled_; }
   uint32_t PeeledSlot(size_t q) const { return order_[q]; }
   uint64_t HashOf(uint32_t slot) const { return hash_[slot]; }
+  // Asks for the q-th peeled key's hash ahead of HashOf: the assignment
+  // walks the order backwards, and its slots are not in address order.
+  void PrefetchPeeled(size_t q) const { __builtin_prefetch(&hash_[order_[q]]); }
 
  private:
   struct Free {
