@@ -246,6 +246,15 @@ bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
   }
 }
 
+void DynamicCuckooFilter::PrefetchHash(uint64_t hash) const {
+  const Rep& r = *rep_;
+  const uint32_t n = r.num_members.load(std::memory_order_acquire);
+  for (uint32_t j = 0; j < n; ++j) {
+    const DynamicCuckooTable* m = r.published[j].load(std::memory_order_acquire);
+    m->Prefetch(m->ProbeFor(hash));
+  }
+}
+
 void DynamicCuckooFilter::ContainsBatch(const std::string_view* keys, size_t n,
                                         bool* results) const {
   const Rep& r = *rep_;

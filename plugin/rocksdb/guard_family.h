@@ -35,6 +35,9 @@ class GuardFamily {
   bool MayContainHash(uint64_t hash) const {
     return disabled_.load(std::memory_order_acquire) || filter_->ContainsHash(hash);
   }
+  // Starts loading the filter buckets of a key a writer is about to check
+  // and insert (a hint; safe at any time).
+  void PrefetchHash(uint64_t hash) const { filter_->PrefetchHash(hash); }
   // MayContainHash for n keys at once (the filter prefetches their buckets).
   void MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* out) const;
   bool enabled() const { return !disabled_.load(std::memory_order_acquire); }

@@ -76,6 +76,8 @@ Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHan
   rocksdb::ColumnFamilyHandle* h = g->handle();
   if (h == nullptr) return NoHandle(*g);
   const uint64_t hash = KeyHash(key);
+  // The filter's cache misses overlap the locks' (the stripe is a cold line).
+  g->PrefetchHash(hash);
   std::shared_lock<std::shared_mutex> gate(impl->locks.gate);
   std::lock_guard<std::mutex> lock(impl->locks.stripe(KeyLocks::StripeOf(g->id(), hash)));
   const bool held = g->MayContainHash(hash) && DbHolds(db, h, key);

@@ -96,6 +96,10 @@ class DynamicCuckooFilter {
   DynamicStatus InsertHash(uint64_t hash);
   DynamicStatus EraseHash(uint64_t hash);
   bool ContainsHash(uint64_t hash) const;
+  // Starts loading the buckets ContainsHash(hash) and InsertHash(hash) will
+  // read, so that a caller with other work first (taking a lock) overlaps
+  // the cache misses with it. A hint: no effect on any result.
+  void PrefetchHash(uint64_t hash) const;
 
   uint64_t Size() const;          // inserted minus erased (counting copies)
   size_t MemoryBytes() const;     // bytes of filter state (tables)
