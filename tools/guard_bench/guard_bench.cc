@@ -1,8 +1,10 @@
 // guard_bench: one RocksDB (sstfilter SST filters, block cache smaller than
 // the data), read and written with and without the key guard (GuardedDB)
-// in the same run, in alternating rounds; prints ops/s medians and the
-// guarded/unguarded ratio per workload, the guard's size and measured FPR,
-// and the rebuild rate. Exits non-zero if a present key was ever missed.
+// in the same run, in alternating rounds (write workloads alternate within
+// a round too, in blocks of --write_block operations); prints ops/s medians
+// and the guarded/unguarded ratio per workload, the guard's size and
+// measured FPR, and the rebuild rate. Exits non-zero if a present key was
+// ever missed.
 //
 //   guard_bench --num_keys=2000000 --rounds=3
 //
@@ -34,6 +36,8 @@ DEFINE_int32(value_size, 100, "value bytes (incompressible)");
 DEFINE_uint64(block_cache_mb, 16, "block cache (the data is several times larger)");
 DEFINE_uint64(read_ops, 200000, "operations per round of each read workload");
 DEFINE_uint64(write_ops, 50000, "operations per round of each write workload");
+DEFINE_uint64(write_block, 1000, "write workloads alternate guarded and unguarded blocks of "
+              "this many operations within a round (0: one block per side, as the reads)");
 DEFINE_int32(batch, 32, "keys per MultiGet");
 DEFINE_int32(rounds, 5, "alternating unguarded/guarded rounds per workload (median)");
 DEFINE_double(target_fpr, 0.001, "the guard's target FPR");
@@ -66,8 +70,10 @@ struct Workload {
   const char* name;
   double target;       // minimum guarded/unguarded ratio, 0: reported only
   const char* note;
-  std::function<void(rocksdb::DB* db, bool guarded, uint64_t round)> run;
-  uint64_t ops;
+  // Runs `count` operations on one side.
+  std::function<void(rocksdb::DB* db, bool guarded, uint64_t count)> run;
+  uint64_t ops;         // per side and round
+  bool writes = false;  // changes the DB: sides interleaved in blocks
 };
 
 double Median(std::vector<double> v) {
@@ -168,40 +174,40 @@ int main(int argc, char** argv) {
   };
 
   std::vector<Workload> workloads = {
-      {"absent Get", 5.0, "", [&](rocksdb::DB* db, bool, uint64_t) {
+      {"absent Get", 5.0, "", [&](rocksdb::DB* db, bool, uint64_t count) {
          std::string v;
-         for (uint64_t i = 0; i < FLAGS_read_ops; ++i) db->Get(ro, absent_keys[i], &v);
+         for (uint64_t i = 0; i < count; ++i) db->Get(ro, absent_keys[i % pool], &v);
        }, FLAGS_read_ops},
-      {"absent MultiGet", 5.0, "", [&](rocksdb::DB* db, bool, uint64_t) {
+      {"absent MultiGet", 5.0, "", [&](rocksdb::DB* db, bool, uint64_t count) {
          std::vector<rocksdb::Slice> slices(FLAGS_batch);
          std::vector<rocksdb::PinnableSlice> vals(FLAGS_batch);
          std::vector<rocksdb::Status> st(FLAGS_batch);
          // The keys in pool order, like absent Get: a random pick costs two
          // cache misses (the string and its bytes), more than the probe.
-         for (uint64_t i = 0; i < FLAGS_read_ops; i += FLAGS_batch) {
+         for (uint64_t i = 0; i < count; i += FLAGS_batch) {
            for (int j = 0; j < FLAGS_batch; ++j) slices[j] = absent_keys[(i + j) % pool];
            db->MultiGet(ro, db->DefaultColumnFamily(), FLAGS_batch, slices.data(), vals.data(),
                         st.data());
          }
        }, FLAGS_read_ops},
-      {"present Get", 0.95, "", [&](rocksdb::DB* db, bool, uint64_t) {
+      {"present Get", 0.95, "", [&](rocksdb::DB* db, bool, uint64_t count) {
          std::string v;
-         for (uint64_t i = 0; i < FLAGS_read_ops; ++i) {
+         for (uint64_t i = 0; i < count; ++i) {
            misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
          }
        }, FLAGS_read_ops},
-      {"fillrandom (new keys)", 0.9, "", [&](rocksdb::DB* db, bool g, uint64_t) {
-         for (uint64_t i = 0; i < FLAGS_write_ops; ++i) {
+      {"fillrandom (new keys)", 0.9, "", [&](rocksdb::DB* db, bool g, uint64_t count) {
+         for (uint64_t i = 0; i < count; ++i) {
            db->Put(wo, Key(rng() % n) + (g ? "g" : "u") + std::to_string(fresh++), value(i));
          }
-       }, FLAGS_write_ops},
+       }, FLAGS_write_ops, true},
       {"overwrite", 0, "guard may hold the key: one DB Get to check",
-       [&](rocksdb::DB* db, bool, uint64_t) {
-         for (uint64_t i = 0; i < FLAGS_write_ops; ++i) db->Put(wo, Key(rng() % n), value(i));
-       }, FLAGS_write_ops},
-      {"mixed 90/10, 50% absent reads", 0, "", [&](rocksdb::DB* db, bool g, uint64_t) {
+       [&](rocksdb::DB* db, bool, uint64_t count) {
+         for (uint64_t i = 0; i < count; ++i) db->Put(wo, Key(rng() % n), value(i));
+       }, FLAGS_write_ops, true},
+      {"mixed 90/10, 50% absent reads", 0, "", [&](rocksdb::DB* db, bool g, uint64_t count) {
          std::string v;
-         for (uint64_t i = 0; i < FLAGS_read_ops; ++i) {
+         for (uint64_t i = 0; i < count; ++i) {
            const uint64_t r = rng();
            if (r % 10 == 0) {
              db->Put(wo, Key(rng() % n) + (g ? "g" : "u") + std::to_string(fresh++), value(i));
@@ -213,32 +219,49 @@ int main(int argc, char** argv) {
          }
        }, FLAGS_read_ops},
       {"delete", 0, "guard may hold the key: one DB Get to check",
-       [&](rocksdb::DB* db, bool, uint64_t) {
-         for (uint64_t i = 0; i < FLAGS_write_ops && next_doomed < n; ++i) {
+       [&](rocksdb::DB* db, bool, uint64_t count) {
+         for (uint64_t i = 0; i < count && next_doomed < n; ++i) {
            db->Delete(wo, Key(doomed[next_doomed++]));
          }
-       }, FLAGS_write_ops},
+       }, FLAGS_write_ops, true},
   };
 
   std::printf("Workload: %llu keys of %d+16 bytes, block cache %llu MiB, SST filter %s:%g; "
-              "%d rounds; one thread. Overwrite and delete pay one DB Get each (is the key "
-              "held?), the price of exact bookkeeping; new keys a filter probe and insert.\n\n",
+              "%d rounds; one thread; write workloads alternate guarded and unguarded blocks of "
+              "%llu operations within a round. Overwrite and delete pay one DB Get each (is the "
+              "key held?), the price of exact bookkeeping; new keys a filter probe and insert."
+              "\n\n",
               static_cast<unsigned long long>(n), FLAGS_value_size,
               static_cast<unsigned long long>(FLAGS_block_cache_mb), FLAGS_sst_filter.c_str(),
-              FLAGS_sst_bits_per_key, FLAGS_rounds);
+              FLAGS_sst_bits_per_key, FLAGS_rounds,
+              static_cast<unsigned long long>(FLAGS_write_block));
   std::printf("| workload | unguarded ops/s | guarded ops/s | guarded/unguarded (median of rounds) | target |\n");
   std::printf("|---|---:|---:|---:|---|\n");
   bool all_hold = true;
   for (Workload& w : workloads) {
     std::vector<double> rate[2];
+    // A write workload changes what it measures: the memtable grows, a
+    // flush or compaction starts in the background and takes a core. Run
+    // back to back, one side would get the emptier memtable or the
+    // compaction (50,000 puts are about 5 s): so its two sides alternate in
+    // blocks of --write_block operations and each side's blocks are timed
+    // and summed. Reads leave the DB as it is and run one block per side
+    // (interleaving them would also charge the guarded side for the cache
+    // the unguarded one just churned).
+    const uint64_t block = w.writes && FLAGS_write_block > 0 ? FLAGS_write_block : w.ops;
     for (int r = 0; r < FLAGS_rounds; ++r) {
-      for (int g = 0; g < 2; ++g) {
-        const bool guarded = (g + r) % 2 == 1;  // alternate which goes first
-        rocksdb::DB* db = guarded ? static_cast<rocksdb::DB*>(gdb.get()) : base;
-        const auto start = Clock::now();
-        w.run(db, guarded, r);
-        rate[guarded].push_back(w.ops / Since(start));
+      double seconds[2] = {0, 0};
+      for (uint64_t done = 0, b = 0; done < w.ops; done += block, ++b) {
+        const uint64_t count = std::min(block, w.ops - done);
+        for (int g = 0; g < 2; ++g) {
+          const bool guarded = (g + r + b) % 2 == 1;  // alternate which goes first
+          rocksdb::DB* db = guarded ? static_cast<rocksdb::DB*>(gdb.get()) : base;
+          const auto start = Clock::now();
+          w.run(db, guarded, count);
+          seconds[guarded] += Since(start);
+        }
       }
+      for (int g = 0; g < 2; ++g) rate[g].push_back(w.ops / seconds[g]);
       std::fprintf(stderr, "%s: round %d: unguarded %.0f ops/s, guarded %.0f ops/s\n", w.name,
                    r + 1, rate[0].back(), rate[1].back());
     }
