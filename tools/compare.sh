@@ -23,8 +23,10 @@ if [ "${1:-}" = "--rocksdb" ]; then
   shift 2
   prefix=$("$ROOT/tools/rocksdb_source.sh" "$version" prefix)
   bin=$("$ROOT/tools/rocksdb_source.sh" "$version" tools)
-  # sstfilter_check built against the same RocksDB, out of tree.
-  BUILD_DIR=${BUILD_DIR:-$ROOT/build-rocksdb$version}
+  # sstfilter_check built against the same RocksDB, out of tree, in its
+  # own folder (BUILD_DIR names the 7.8.3 build, which this must not
+  # reconfigure).
+  BUILD_DIR=${ROCKSDB_BUILD_DIR:-$ROOT/build-rocksdb$version}
   if [ "${SKIP_SETUP:-0}" != 1 ]; then
     BUILD_DIR=$BUILD_DIR SETUP_TARGETS="sstfilter_check" \
       SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_WITH_LEVELDB=OFF" \
