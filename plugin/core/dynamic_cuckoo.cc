@@ -257,18 +257,13 @@ void DynamicCuckooFilter::PrefetchHash(uint64_t hash) const {
 
 void DynamicCuckooFilter::ContainsBatch(const std::string_view* keys, size_t n,
                                         bool* results) const {
-  const Rep& r = *rep_;
   constexpr size_t kGroup = 16;
   uint64_t hashes[kGroup];
   for (size_t start = 0; start < n; start += kGroup) {
     const size_t g = n - start < kGroup ? n - start : kGroup;
-    const uint32_t members = r.num_members.load(std::memory_order_acquire);
     for (size_t i = 0; i < g; ++i) {
       hashes[i] = KeyHash(keys[start + i].data(), keys[start + i].size());
-      for (uint32_t j = 0; j < members; ++j) {
-        const DynamicCuckooTable* m = r.published[j].load(std::memory_order_acquire);
-        m->Prefetch(m->ProbeFor(hashes[i]));
-      }
+      PrefetchHash(hashes[i]);
     }
     for (size_t i = 0; i < g; ++i) results[start + i] = ContainsHash(hashes[i]);
   }
