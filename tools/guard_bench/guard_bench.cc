@@ -45,6 +45,8 @@ DEFINE_string(sst_filter, "cuckoo", "sstfilter SST filter policy");
 DEFINE_double(sst_bits_per_key, 12, "SST filter bits/key");
 DEFINE_uint64(fpr_queries, 2000000, "distinct absent keys for the FPR measurement");
 DEFINE_string(db, "", "DB directory (default: a fresh one under $TMPDIR, removed at the end)");
+DEFINE_string(workloads, "", "comma-separated prefixes of the workload names to run, as in "
+              "\"absent,fillrandom\" (default: all)");
 
 namespace {
 
@@ -75,6 +77,20 @@ struct Workload {
   uint64_t ops;         // per side and round
   bool writes = false;  // changes the DB: sides interleaved in blocks
 };
+
+// Whether --workloads selects the workload `name` (a prefix of it listed).
+bool Selected(const std::string& name) {
+  if (FLAGS_workloads.empty()) return true;
+  size_t start = 0;
+  while (start <= FLAGS_workloads.size()) {
+    size_t end = FLAGS_workloads.find(',', start);
+    if (end == std::string::npos) end = FLAGS_workloads.size();
+    const std::string prefix = FLAGS_workloads.substr(start, end - start);
+    if (!prefix.empty() && name.compare(0, prefix.size(), prefix) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -239,6 +255,7 @@ int main(int argc, char** argv) {
   std::printf("|---|---:|---:|---:|---|\n");
   bool all_hold = true;
   for (Workload& w : workloads) {
+    if (!Selected(w.name)) continue;
     std::vector<double> rate[2];
     // A write workload changes what it measures: the memtable grows, a
     // flush or compaction starts in the background and takes a core. Run
