@@ -65,32 +65,27 @@ for round in $(seq 1 "$ROUNDS"); do
   out=$TMP/round$round.log
   if [ "$round" -lt "$ROUNDS" ]; then
     # Runs until killed: far more operations than fit in the round.
+    # --foreground: timeout kills db_stress alone and waits until it is
+    # gone. Without it, timeout sends KILL to its whole process group,
+    # itself included, and returns while the orphaned db_stress is still
+    # exiting (its threads finishing their I/O): the next round's open then
+    # found the DB's LOCK still held ("Resource temporarily unavailable"),
+    # seen on a loaded machine.
     set +e
-    (timeout -s KILL "$SECONDS_PER_ROUND" "$DB_STRESS" "${COMMON[@]}" \
+    (timeout --foreground -s KILL "$SECONDS_PER_ROUND" "$DB_STRESS" "${COMMON[@]}" \
       -ops_per_thread=100000000 >"$out" 2>&1)
     rc=$?
     set -e
-    [ "$rc" -eq 137 ] || { tail -20 "$out" >&2; fail "round $round exited $rc before it was killed"; }
+    [ "$rc" -eq 137 ] || { grep -iE "error|fail|corrupt" "$out" >&2; tail -20 "$out" >&2
+                           fail "round $round exited $rc before it was killed"; }
     grep -q "Starting database operations" "$out" ||
       { tail -20 "$out" >&2; fail "round $round was killed before it started operations"; }
   else
     # Sized to end within about one round, then verify everything.
-    last_round() {
-      set +e
-      "$DB_STRESS" "${COMMON[@]}" -ops_per_thread="${LAST_ROUND_OPS:-20000}" >"$out" 2>&1
-      rc=$?
-      set -e
-    }
-    last_round
-    # An I/O error at open is the machine's (a loaded CI box, a full
-    # disk), not RocksDB's recovery or our filter: one more try, said
-    # aloud. Corruption or a failed verification fails at once.
-    if [ "$rc" -ne 0 ] && grep -q "open error: IO error" "$out"; then
-      echo "note ($POLICY): last round could not open the DB: $(grep -m1 'open error' "$out")" >&2
-      df -h "$TMP" >&2
-      sleep 5
-      last_round
-    fi
+    set +e
+    "$DB_STRESS" "${COMMON[@]}" -ops_per_thread="${LAST_ROUND_OPS:-20000}" >"$out" 2>&1
+    rc=$?
+    set -e
     # db_stress's stderr is unbuffered and its stdout is not: an error
     # message sits above the stdout lines flushed at exit.
     [ "$rc" -eq 0 ] || { grep -iE "error|fail|corrupt" "$out" >&2; tail -20 "$out" >&2
