@@ -44,6 +44,118 @@ TEST(DynamicCuckooTest, RejectsBadOptions) {
   EXPECT_EQ(f, nullptr);
 }
 
+TEST(DynamicCuckooTest, RejectsBadFirstMemberOptions) {
+  std::unique_ptr<DynamicCuckooFilter> f;
+  for (double share : {1.0, 1.5, -0.1, std::nan("")}) {
+    DynamicCuckooOptions o;
+    o.first_member_fpr_share = share;
+    EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kInvalidArgument) << share;
+  }
+  for (double load : {0.4, 0.96, -1.0, std::nan("")}) {
+    DynamicCuckooOptions o;
+    o.first_member_max_load = load;
+    EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kInvalidArgument) << load;
+  }
+  EXPECT_EQ(f, nullptr);
+}
+
+// The key guard's schedule: the first member takes 90% of the target and
+// fills to 90%. At 0.1% that is 13-bit fingerprints (8 * 0.9 * 2^-13 =
+// 0.088%), where the standard schedule (61%, 95%) needs 14 bits; members
+// after it share the remaining 10%, so the target holds through growth.
+TEST(DynamicCuckooTest, FirstMemberShareAndLoadLimit) {
+  DynamicCuckooOptions o;
+  o.target_fpr = 0.001;
+  o.initial_capacity = 20000;
+  o.expected_max_keys = 20000;  // no doubling planned: the first member keeps its bits
+  o.first_member_fpr_share = 0.9;
+  o.first_member_max_load = 0.9;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  DynamicCuckooOptions standard = o;
+  standard.first_member_fpr_share = 0;
+  standard.first_member_max_load = 0;
+  std::unique_ptr<DynamicCuckooFilter> g;
+  ASSERT_EQ(DynamicCuckooFilter::Create(standard, &g), DynamicStatus::kOk);
+  // Each first member is sized to hold initial_capacity under its limit.
+  const size_t bytes_f = f->MemoryBytes(), bytes_g = g->MemoryBytes();
+  for (uint64_t i = 0; i < o.initial_capacity; ++i) {
+    ASSERT_EQ(f->InsertHash(Mix64(i + 1)), DynamicStatus::kOk);
+    ASSERT_EQ(g->InsertHash(Mix64(i + 1)), DynamicStatus::kOk);
+  }
+  ASSERT_EQ(f->MemoryBytes(), bytes_f);
+  ASSERT_EQ(g->MemoryBytes(), bytes_g);
+  EXPECT_LT(bytes_f, bytes_g);  // 13 bits at 90% < 14 bits at 95%
+  // The model FPR at the load limit, 8 L 2^-l, tells load and bits apart:
+  // just before the first growth step L is the limit.
+  uint64_t n = o.initial_capacity;
+  double before = f->ExpectedFpr();
+  while (f->MemoryBytes() == bytes_f) {
+    before = f->ExpectedFpr();
+    ASSERT_EQ(f->InsertHash(Mix64(++n)), DynamicStatus::kOk);
+  }
+  const double load = before / (8 * std::ldexp(1.0, -13));
+  EXPECT_GT(load, 0.89);
+  EXPECT_LE(load, 0.9 + 1e-3);
+  EXPECT_LE(before, 0.9 * o.target_fpr);
+  // Growth past it keeps every key and the target.
+  for (; n < 200000; ++n) ASSERT_EQ(f->InsertHash(Mix64(n + 1)), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f->ContainsHash(Mix64(i + 1))) << i;
+  EXPECT_LE(f->ExpectedFpr(), o.target_fpr);
+  uint64_t fp = 0;
+  const uint64_t probes = 400000;
+  for (uint64_t i = 0; i < probes; ++i) fp += f->ContainsHash(Mix64(i + (1ULL << 40)));
+  EXPECT_LT(static_cast<double>(fp) / probes, 0.001 + 5 * std::sqrt(0.001 / probes));
+}
+
+// Such a filter saves as version 2: the header, then the share and the
+// load limit (docs/format.md). Load refuses a version 2 that states
+// neither, or states values Create refuses.
+TEST(DynamicCuckooTest, FirstMemberOptionsSaveAsVersion2) {
+  DynamicCuckooOptions o;
+  o.target_fpr = 0.01;
+  o.initial_capacity = 1000;
+  o.first_member_fpr_share = 0.9;
+  o.first_member_max_load = 0.9;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < 5000; ++i) ASSERT_EQ(f->InsertHash(Mix64(i + 1)), DynamicStatus::kOk);
+  std::string bytes;
+  f->Save(&bytes);
+  ASSERT_EQ(bytes[4], 2);
+  ASSERT_EQ(DecodeFixed64(bytes.data() + 48), 0x3feccccccccccccdULL);  // 0.9
+  ASSERT_EQ(DecodeFixed64(bytes.data() + 56), 0x3feccccccccccccdULL);
+  std::unique_ptr<DynamicCuckooFilter> g;
+  ASSERT_EQ(DynamicCuckooFilter::Load(bytes, &g), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < 5000; ++i) ASSERT_TRUE(g->ContainsHash(Mix64(i + 1))) << i;
+  std::string again;
+  g->Save(&again);
+  EXPECT_EQ(again, bytes);
+  // The standard schedule still saves as version 1.
+  auto standard = Make(0.01, 1000);
+  std::string v1;
+  standard->Save(&v1);
+  EXPECT_EQ(v1[4], 1);
+  // Rewritten fields with a valid checksum: refused all the same.
+  auto rewrite = [&](uint64_t share_bits, uint64_t load_bits) {
+    std::string b = bytes;
+    for (int i = 0; i < 8; ++i) {
+      b[48 + i] = static_cast<char>(share_bits >> (8 * i));
+      b[56 + i] = static_cast<char>(load_bits >> (8 * i));
+    }
+    const uint32_t sum = ContentChecksum(b.data(), b.size() - 4);
+    for (int i = 0; i < 4; ++i) b[b.size() - 4 + i] = static_cast<char>(sum >> (8 * i));
+    std::unique_ptr<DynamicCuckooFilter> h;
+    return DynamicCuckooFilter::Load(b, &h);
+  };
+  EXPECT_EQ(rewrite(0x3feccccccccccccdULL, 0x3feccccccccccccdULL), DynamicStatus::kOk);
+  EXPECT_EQ(rewrite(0, 0), DynamicStatus::kCorrupt);                      // states neither
+  EXPECT_EQ(rewrite(0x3ff0000000000000ULL, 0x3feccccccccccccdULL),       // share 1.0
+            DynamicStatus::kCorrupt);
+  EXPECT_EQ(rewrite(0x3fe0000000000000ULL, 0x3feccccccccccccdULL),       // share 0.5: another plan
+            DynamicStatus::kCorrupt);
+}
+
 TEST(DynamicCuckooTest, InsertContainsEraseWithGrowth) {
   auto f = Make(0.001, 1000);
   const uint64_t n = 200000;  // many growth steps from 1000

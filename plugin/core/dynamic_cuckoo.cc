@@ -13,18 +13,25 @@ namespace dynamic_cuckoo {
 MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
                       uint64_t previous_buckets) {
   MemberPlan p;
-  // Member 0 holds initial_capacity at the load limit; a later member
+  p.max_load = index == 0 && options.first_member_max_load > 0 ? options.first_member_max_load
+                                                                : kMaxLoad;
+  // Member 0 holds initial_capacity at its load limit; a later member
   // starts as large as the member before it ended.
   const double first = std::ceil(static_cast<double>(options.initial_capacity) /
-                                 (DynamicCuckooTable::kSlots * kMaxLoad));
+                                 (DynamicCuckooTable::kSlots * p.max_load));
   p.base_buckets = index == 0 ? static_cast<uint64_t>(first) : previous_buckets;
   if (p.base_buckets < kMinBaseBuckets) p.base_buckets = kMinBaseBuckets;
-  // FPR budget: target * 6 / (pi^2 (j+1)^2). The shortest fingerprint that
-  // meets it at the load limit: 8 * 0.95 * 2^-l (+1% for the zero set).
+  // FPR budget: target * 6 / (pi^2 (j+1)^2), or with a first-member share s,
+  // s for member 0 and (1 - s) * 6 / (pi^2 j^2) for member j >= 1. The
+  // shortest fingerprint that meets it at the load limit L: 8 L 2^-l (+1%
+  // for the zero set).
+  const double s = options.first_member_fpr_share;
   const double budget =
-      options.target_fpr * 6.0 / (M_PI * M_PI * (index + 1.0) * (index + 1.0));
+      s <= 0 ? options.target_fpr * 6.0 / (M_PI * M_PI * (index + 1.0) * (index + 1.0))
+      : index == 0 ? options.target_fpr * s
+                   : options.target_fpr * (1 - s) * 6.0 / (M_PI * M_PI * index * index);
   unsigned l_min = 1;
-  while (l_min < 32 && 2.0 * DynamicCuckooTable::kSlots * kMaxLoad * 1.01 *
+  while (l_min < 32 && 2.0 * DynamicCuckooTable::kSlots * p.max_load * 1.01 *
                                std::ldexp(1.0, -static_cast<int>(l_min)) > budget) {
     ++l_min;
   }
@@ -132,7 +139,11 @@ DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
                                           std::unique_ptr<DynamicCuckooFilter>* out) {
   if (!(options.target_fpr > 0.0 && options.target_fpr < 0.5) ||
       options.initial_capacity == 0 || options.initial_capacity > (1ULL << 40) ||
-      options.expected_max_keys > (1ULL << 40)) {
+      options.expected_max_keys > (1ULL << 40) ||
+      !(options.first_member_fpr_share == 0 ||
+        (options.first_member_fpr_share > 0 && options.first_member_fpr_share < 1)) ||
+      !(options.first_member_max_load == 0 ||
+        (options.first_member_max_load >= 0.5 && options.first_member_max_load <= kMaxLoad))) {
     return DynamicStatus::kInvalidArgument;
   }
   std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
@@ -169,7 +180,8 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   bool placed = false;
   for (int attempt = 0; attempt < 8 && !placed; ++attempt) {
     DynamicCuckooTable* last = r.current.back();
-    if (static_cast<double>(last->entries()) < kMaxLoad * static_cast<double>(last->capacity())) {
+    if (static_cast<double>(last->entries()) <
+        r.plans.back().max_load * static_cast<double>(last->capacity())) {
       placed = last->Insert(last->ProbeFor(hash), &r.seq);
     }
     if (!placed) {

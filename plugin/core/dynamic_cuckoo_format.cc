@@ -19,8 +19,13 @@ namespace sstfilter {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'F', 'D', 'C'};
+// Version 1: the standard member schedule. Version 2: the same, the header
+// followed by the first member's FPR share and load limit (options that
+// version 1 cannot state; written only when one of them is set).
 constexpr uint8_t kVersion = 1;
+constexpr uint8_t kVersionFirstMember = 2;
 constexpr size_t kHeaderBytes = 48;
+constexpr size_t kFirstMemberBytes = 16;
 constexpr size_t kMemberHeaderBytes = 40;
 
 uint64_t DoubleBits(double d) {
@@ -40,8 +45,10 @@ double BitsDouble(uint64_t u) {
 void DynamicCuckooFilter::Save(std::string* out) const {
   const Rep& r = *rep_;
   const size_t begin = out->size();
+  const bool first_member = r.options.first_member_fpr_share != 0 ||
+                            r.options.first_member_max_load != 0;
   out->append(kMagic, 4);
-  out->push_back(static_cast<char>(kVersion));
+  out->push_back(static_cast<char>(first_member ? kVersionFirstMember : kVersion));
   out->push_back(static_cast<char>(r.options.checked ? 1 : 0));
   out->append(2, '\0');
   PutFixed64(out, DoubleBits(r.options.target_fpr));
@@ -50,6 +57,10 @@ void DynamicCuckooFilter::Save(std::string* out) const {
   PutFixed64(out, r.size.load(std::memory_order_relaxed));
   PutFixed32(out, static_cast<uint32_t>(r.current.size()));
   PutFixed32(out, 0);
+  if (first_member) {
+    PutFixed64(out, DoubleBits(r.options.first_member_fpr_share));
+    PutFixed64(out, DoubleBits(r.options.first_member_max_load));
+  }
   for (const DynamicCuckooTable* m : r.current) {
     PutFixed64(out, m->base_buckets());
     out->push_back(static_cast<char>(m->level()));
@@ -84,7 +95,10 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   ByteReader c(bytes.substr(0, body));
   const char* h;
   c.Take(kHeaderBytes, &h);
-  if (std::memcmp(h, kMagic, 4) != 0 || static_cast<uint8_t>(h[4]) != kVersion) return kCorrupt;
+  const uint8_t version = static_cast<uint8_t>(h[4]);
+  if (std::memcmp(h, kMagic, 4) != 0 || (version != kVersion && version != kVersionFirstMember)) {
+    return kCorrupt;
+  }
   const uint8_t flags = static_cast<uint8_t>(h[5]);
   if ((flags & ~1u) != 0 || h[6] != 0 || h[7] != 0) return kCorrupt;
   DynamicCuckooOptions options;
@@ -96,6 +110,16 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   const uint32_t members = DecodeFixed32(h + 40);
   if (DecodeFixed32(h + 44) != 0) return kCorrupt;
   if (members < 1 || members > dynamic_cuckoo::kMaxMembers) return kCorrupt;
+  if (version == kVersionFirstMember) {
+    const char* fm;
+    if (!c.Take(kFirstMemberBytes, &fm)) return kCorrupt;
+    options.first_member_fpr_share = BitsDouble(DecodeFixed64(fm));
+    options.first_member_max_load = BitsDouble(DecodeFixed64(fm + 8));
+    // Version 2 exists to state one of them (Create checks their ranges).
+    if (options.first_member_fpr_share == 0 && options.first_member_max_load == 0) {
+      return kCorrupt;
+    }
+  }
   std::unique_ptr<DynamicCuckooFilter> f;
   if (Create(options, &f) != DynamicStatus::kOk) return kCorrupt;
   Rep& r = *f->rep_;

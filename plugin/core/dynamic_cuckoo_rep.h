@@ -8,7 +8,9 @@
 // without their keys (dynamic_cuckoo_table.h), one fingerprint bit shorter.
 // Only when its fingerprints reach the shortest length its FPR budget
 // allows (after max_doublings) does a second member start, with its own
-// budget: budgets target * 6 / (pi^2 (j+1)^2) sum to the target.
+// budget: budgets target * 6 / (pi^2 (j+1)^2) sum to the target (or, with
+// options.first_member_fpr_share s, s for the first and
+// (1 - s) 6 / (pi^2 j^2) for member j >= 1).
 //
 // Readers load the member count, then each member's current table
 // (acquire). A replaced table is retired (its memory returned, its
@@ -51,6 +53,7 @@ struct MemberPlan {
   unsigned max_level;     // doublings planned
   unsigned fp_bits0;      // at level 0; level k has fp_bits0 - k
   unsigned stable_bits;
+  double max_load;        // entries / slots at which the member grows
 };
 MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
                       uint64_t previous_buckets);

@@ -56,6 +56,18 @@ struct DynamicCuckooOptions {
   // size the filter still grows and keeps the target, at a lookup cost
   // (a second table probed). At most 2^40.
   uint64_t expected_max_keys = 0;
+  // The first member (the table the filter starts with, and doubles while
+  // doublings are planned): its share of target_fpr and its load limit.
+  // 0 for either: the standard schedule, where member j gets
+  // 6 / (pi^2 (j+1)^2) of the target (0.61 for the first) and every member
+  // fills to 95%. With a share s, the first member gets s and member j >= 1
+  // gets (1 - s) 6 / (pi^2 j^2): the members still sum to the target. A
+  // larger share buys the first member a shorter fingerprint, and a lower
+  // load limit fewer inserts that must evict: for a filter sized for the
+  // keys it will mostly hold (the key guard's). Share in (0, 1); load in
+  // [0.5, 0.95]. A filter with either set saves as format version 2.
+  double first_member_fpr_share = 0;
+  double first_member_max_load = 0;
 };
 
 // Copies of one key (more exactly: of one fingerprint in one bucket pair)
