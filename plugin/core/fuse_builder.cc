@@ -62,18 +62,24 @@ void SortByTopBits(std::vector<uint64_t>* keys) {
 template <int Arity>
 void Assign(const FusePeeler<Arity>& peeler, const FuseHashing& hashing, const FuseSlotBits& bits,
             char* array) {
+  // Local copies: every byte written to the array may alias them, and
+  // through references the compiler would reload them after each one.
+  const FuseHashing hs = hashing;
+  const FuseSlotBits b = bits;
+  const uint32_t* __restrict const order = peeler.peel_order();
+  const uint64_t* __restrict const hash = peeler.slot_hashes();
   uint64_t s[Arity];
   constexpr size_t kAhead = 16;
   for (size_t q = peeler.peeled(); q-- > 0;) {
-    if (q >= kAhead) peeler.PrefetchPeeled(q - kAhead);
-    const uint32_t t = peeler.PeeledSlot(q);
-    const uint64_t h = peeler.HashOf(t);
-    hashing.Slots<Arity>(h, s);
+    if (q >= kAhead) __builtin_prefetch(&hash[order[q - kAhead]]);
+    const uint32_t t = order[q];
+    const uint64_t h = hash[t];
+    hs.Slots<Arity>(h, s);
     uint64_t v = FuseHashing::FingerprintWord(h);
-    for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, bits.Position(s[i]), bits.Width(s[i]));
+    for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, b.Position(s[i]), b.Width(s[i]));
     // The slot is still zero: OR the field in.
-    const uint64_t pos = bits.Position(t);
-    const uint64_t field = v & ((uint64_t{1} << bits.Width(t)) - 1);
+    const uint64_t pos = b.Position(t);
+    const uint64_t field = v & ((uint64_t{1} << b.Width(t)) - 1);
     char* p = array + (pos >> 3);
     EncodeFixed64(p, DecodeFixed64(p) | (field << (pos & 7)));
   }

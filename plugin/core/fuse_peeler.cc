@@ -30,13 +30,17 @@ FusePeeler<Arity>::FusePeeler(const FuseHashing& hashing, uint64_t num_slots)
 
 template <int Arity>
 bool FusePeeler<Arity>::Count(const std::vector<uint64_t>& keys) {
+  // Local restrict pointers: count bytes may alias anything, and the
+  // compiler would otherwise reload the arrays after every increment.
+  uint64_t* __restrict const hash = hash_.get();
+  uint8_t* __restrict const count = count_.get();
   uint64_t s[Arity];
   uint8_t wrapped = 0;
   for (uint64_t h : keys) {
     hashing_.Slots<Arity>(h, s);
     for (int j = 0; j < Arity; ++j) {
-      wrapped |= static_cast<uint8_t>(++count_[s[j]] == 0);
-      hash_[s[j]] ^= h;
+      wrapped |= static_cast<uint8_t>(++count[s[j]] == 0);
+      hash[s[j]] ^= h;
     }
   }
   return wrapped == 0;
@@ -70,7 +74,6 @@ PeelResult FusePeeler<Arity>::Run(std::vector<uint64_t>* keys) {
     scan_ += static_cast<uint64_t>(__builtin_ctzll(ones)) >> 3;
     if (scan_ >= num_slots_) break;
     PeelFrom(static_cast<uint32_t>(scan_));
-    PeelPending();
     ++scan_;
   }
   scan_ = num_slots_;
@@ -86,39 +89,49 @@ PeelResult FusePeeler<Arity>::Run(std::vector<uint64_t>* keys) {
 
 template <int Arity>
 void FusePeeler<Arity>::PeelPending() {
-  while (top_ <= num_slots_) {
-    const uint32_t t = order_[top_++];
+  // Locals, restrict-qualified: through the arrays' members the compiler
+  // reloads every pointer after each count byte written (a byte may alias
+  // anything), and this loop is most of the peeling's time.
+  uint64_t* __restrict const hash = hash_.get();
+  uint8_t* __restrict const count = count_.get();
+  uint32_t* __restrict const order = order_.get();
+  const FuseHashing hashing = hashing_;
+  const uint64_t scan = scan_;
+  const uint64_t end = num_slots_;
+  uint64_t top = top_;
+  size_t peeled = peeled_;
+  uint64_t s[Arity];
+  while (top <= end) {
+    const uint32_t t = order[top++];
     // Skip a slot whose key left through another slot.
-    if (count_[t] == 1) PeelFrom(t);
+    if (count[t] != 1) continue;
+    const uint64_t h = hash[t];
+    hashing.Slots<Arity>(h, s);
+    order[peeled++] = t;
+    // The key leaves all its slots, t included (which drops to no keys and
+    // is never pushed); t then gets its key back, for the assignment. No
+    // key reaches t after this: it held only this one.
+    for (int i = 0; i < Arity; ++i) {
+      hash[s[i]] ^= h;
+      const uint8_t c = --count[s[i]];
+      // Slots ahead of the scan wait for it. Written whether pushed or
+      // not (no branch to mispredict): top - 1 is never a peeled entry
+      // (see order_).
+      order[top - 1] = static_cast<uint32_t>(s[i]);
+      top -= static_cast<uint64_t>((c == 1) & (s[i] < scan));
+    }
+    hash[t] = h;
+    count[t] = 1;
   }
+  top_ = top;
+  peeled_ = peeled;
 }
 
 template <int Arity>
 void FusePeeler<Arity>::PeelFrom(uint32_t t) {
-  uint64_t* const hash = hash_.get();
-  uint8_t* const count = count_.get();
-  uint32_t* const order = order_.get();
-  const uint64_t h = hash[t];
-  uint64_t s[Arity];
-  hashing_.Slots<Arity>(h, s);
-  order[peeled_++] = t;
-  // The key leaves all its slots, t included (which drops to no keys and
-  // is never pushed); t then gets its key back, for the assignment. No
-  // key reaches t after this: it held only this one.
-  uint64_t top = top_;
-  const uint64_t scan = scan_;
-  for (int i = 0; i < Arity; ++i) {
-    hash[s[i]] ^= h;
-    const uint8_t c = --count[s[i]];
-    // Slots ahead of the scan wait for it. Written whether pushed or not
-    // (no branch to mispredict): top - 1 is never a peeled entry (see
-    // order_).
-    order[top - 1] = static_cast<uint32_t>(s[i]);
-    top -= static_cast<uint64_t>((c == 1) & (s[i] < scan));
-  }
-  top_ = top;
-  hash[t] = h;
-  count[t] = 1;
+  // On the stack, peeled first, then whatever it frees.
+  order_[--top_] = t;
+  PeelPending();
 }
 
 template <int Arity>

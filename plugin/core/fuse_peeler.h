@@ -49,15 +49,14 @@ class FusePeeler {
   // seed is needed.
   PeelResult Run(std::vector<uint64_t>* keys);
 
-  // After kDone, the keys in peeling order, q < peeled(): the slot the
-  // q-th key was peeled from, and that key's remixed hash. The keys
-  // array is no longer needed.
+  // After kDone, the keys in peeling order, q < peeled():
+  // peel_order()[q] is the slot the q-th key was peeled from, and
+  // slot_hashes()[that slot] the key's remixed hash. The keys array is no
+  // longer needed. Raw arrays, so the assignment loop can hold them in
+  // registers.
   size_t peeled() const { return peeled_; }
-  uint32_t PeeledSlot(size_t q) const { return order_[q]; }
-  uint64_t HashOf(uint32_t slot) const { return hash_[slot]; }
-  // Asks for the q-th peeled key's hash ahead of HashOf: the assignment
-  // walks the order backwards, and its slots are not in address order.
-  void PrefetchPeeled(size_t q) const { __builtin_prefetch(&hash_[order_[q]]); }
+  const uint32_t* peel_order() const { return order_.get(); }
+  const uint64_t* slot_hashes() const { return hash_.get(); }
 
  private:
   struct Free {
@@ -65,7 +64,10 @@ class FusePeeler {
   };
   // False if a count byte overflowed (256 keys in one slot).
   bool Count(const std::vector<uint64_t>& keys);
+  // Peels the slots on the stack, and those their keys free behind the
+  // scan, until the stack is empty.
   void PeelPending();
+  // Peels slot t (held by one key), then whatever that frees.
   void PeelFrom(uint32_t t);
   // Takes the key of hash h, whose slots are s, out of the graph; pushes
   // the slots behind the scan that it leaves holding one key.
