@@ -56,30 +56,19 @@ PeelResult FusePeeler<Arity>::Run(std::vector<uint64_t>* keys) {
     std::memset(count_.get(), 0, num_slots_);
     if (!Count(*keys)) return PeelResult::kStalled;  // distinct: never seen
   }
-  top_ = num_slots_ + 1;
-  scan_ = 0;
-  while (scan_ < num_slots_) {
-    // Eight counts at a time: most slots hold more than one key, and the
-    // eight bytes past the array are zero.
-    const uint64_t x = DecodeFixed64(reinterpret_cast<const char*>(&count_[scan_])) ^
-                       0x0101010101010101ULL;
-    const uint64_t ones = (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
-    if (ones == 0) {
-      scan_ += 8;
-      continue;
-    }
-    // The first byte that is 1 (bytes above it may be false hits, but
-    // not below): peel it, then look again from the slot after it, as
-    // peeling changes counts ahead of the scan.
-    scan_ += static_cast<uint64_t>(__builtin_ctzll(ones)) >> 3;
-    if (scan_ >= num_slots_) break;
-    PeelFrom(static_cast<uint32_t>(scan_));
-    ++scan_;
+  // Every slot held by one key, front to back, queued; then each peeling
+  // step queues the slots it leaves held by one key.
+  uint32_t* const order = order_.get();
+  const uint8_t* const count = count_.get();
+  uint64_t tail = 0;
+  for (uint64_t i = 0; i < num_slots_; ++i) {
+    order[tail] = static_cast<uint32_t>(i);
+    tail += static_cast<uint64_t>(count[i] == 1);
   }
-  scan_ = num_slots_;
+  tail_ = tail;
   size_t removed = 0;
   for (;;) {
-    PeelPending();
+    PeelQueued();
     if (peeled_ + removed == keys->size()) return PeelResult::kDone;
     const size_t more = RemoveDuplicates(*keys);
     if (more == 0) return PeelResult::kStalled;
@@ -88,7 +77,7 @@ PeelResult FusePeeler<Arity>::Run(std::vector<uint64_t>* keys) {
 }
 
 template <int Arity>
-void FusePeeler<Arity>::PeelPending() {
+void FusePeeler<Arity>::PeelQueued() {
   // Locals, restrict-qualified: through the arrays' members the compiler
   // reloads every pointer after each count byte written (a byte may alias
   // anything), and this loop is most of the peeling's time.
@@ -96,49 +85,44 @@ void FusePeeler<Arity>::PeelPending() {
   uint8_t* __restrict const count = count_.get();
   uint32_t* __restrict const order = order_.get();
   const FuseHashing hashing = hashing_;
-  const uint64_t scan = scan_;
-  const uint64_t end = num_slots_;
-  uint64_t top = top_;
+  uint64_t head = head_, tail = tail_;
   size_t peeled = peeled_;
   uint64_t s[Arity];
-  while (top <= end) {
-    const uint32_t t = order[top++];
+  // A queue, not a stack: the next slot to peel does not wait for the
+  // pushes of this one, so consecutive steps overlap in the core (a
+  // quarter faster than a stack at 10k-100k keys).
+  for (; head < tail; ++head) {
+    const uint32_t t = order[head];
     // Skip a slot whose key left through another slot.
     if (count[t] != 1) continue;
     const uint64_t h = hash[t];
     hashing.Slots<Arity>(h, s);
+    // peeled <= head: this entry was just read, so the write is safe.
     order[peeled++] = t;
     // The key leaves all its slots, t included (which drops to no keys and
-    // is never pushed); t then gets its key back, for the assignment. No
+    // is never queued); t then gets its key back, for the assignment. No
     // key reaches t after this: it held only this one.
     for (int i = 0; i < Arity; ++i) {
       hash[s[i]] ^= h;
       const uint8_t c = --count[s[i]];
-      // Slots ahead of the scan wait for it. Written whether pushed or
-      // not (no branch to mispredict): top - 1 is never a peeled entry
-      // (see order_).
-      order[top - 1] = static_cast<uint32_t>(s[i]);
-      top -= static_cast<uint64_t>((c == 1) & (s[i] < scan));
+      // Written whether queued or not (no branch to mispredict): tail is
+      // at most num_slots, the array's last entry.
+      order[tail] = static_cast<uint32_t>(s[i]);
+      tail += static_cast<uint64_t>(c == 1);
     }
     hash[t] = h;
     count[t] = 1;
   }
-  top_ = top;
+  head_ = head;
+  tail_ = tail;
   peeled_ = peeled;
-}
-
-template <int Arity>
-void FusePeeler<Arity>::PeelFrom(uint32_t t) {
-  // On the stack, peeled first, then whatever it frees.
-  order_[--top_] = t;
-  PeelPending();
 }
 
 template <int Arity>
 void FusePeeler<Arity>::Remove(uint64_t h, const uint64_t s[Arity]) {
   for (int i = 0; i < Arity; ++i) {
     hash_[s[i]] ^= h;
-    if (--count_[s[i]] == 1 && s[i] < scan_) order_[--top_] = static_cast<uint32_t>(s[i]);
+    if (--count_[s[i]] == 1) order_[tail_++] = static_cast<uint32_t>(s[i]);
   }
 }
 

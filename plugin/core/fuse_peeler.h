@@ -11,11 +11,11 @@
 //
 // Order of peeling (it decides which slot each key is assigned, and so the
 // filter's bytes; it must not change without a reason, as the golden
-// tests pin those bytes): slots are scanned front to back; a slot held by
-// one key when the scan reaches it is peeled, then every slot behind the
-// scan that this freed is peeled at once, last freed first (a stack);
-// slots ahead of the scan wait for it. A key's slots lie within a few
-// segments, so the memory touched moves through the array with the scan.
+// tests pin those bytes): a queue, first every slot held by one key after
+// counting, front to back, then each slot a peeling step leaves held by
+// one key, in the order freed. A queue rather than a stack lets the core
+// overlap consecutive steps: the next slot does not depend on what this
+// step pushes.
 //
 // Not thread-safe; one peeling per object.
 
@@ -64,13 +64,11 @@ class FusePeeler {
   };
   // False if a count byte overflowed (256 keys in one slot).
   bool Count(const std::vector<uint64_t>& keys);
-  // Peels the slots on the stack, and those their keys free behind the
-  // scan, until the stack is empty.
-  void PeelPending();
-  // Peels slot t (held by one key), then whatever that frees.
-  void PeelFrom(uint32_t t);
+  // Peels the queued slots, and those their keys free, until the queue is
+  // empty.
+  void PeelQueued();
   // Takes the key of hash h, whose slots are s, out of the graph; pushes
-  // the slots behind the scan that it leaves holding one key.
+  // the slots it leaves holding one key.
   void Remove(uint64_t h, const uint64_t s[Arity]);
   // Peeling stalled: takes all but one of each group of equal hashes
   // among the keys not peeled out of the graph. Returns how many.
@@ -82,13 +80,15 @@ class FusePeeler {
   std::unique_ptr<uint64_t[], Free> hash_;
   std::unique_ptr<uint8_t[], Free> count_;
   // num_slots + 1 entries: peeled slots at the front, [0, peeled_);
-  // slots waiting to be peeled at the back, [top_, num_slots + 1). Each
-  // entry is a distinct slot, so top_ > peeled_ always.
+  // the queue of slots waiting to be peeled, [head_, tail_), behind them
+  // (peeled_ <= head_: a step reads its slot before writing it as peeled).
+  // Each slot is queued at most once (counts only fall), so tail_ stays
+  // at most num_slots.
   std::unique_ptr<uint32_t[]> order_;
   std::vector<uint64_t> removed_;  // copies taken out, as hashes
   size_t peeled_ = 0;
-  uint64_t top_ = 0;
-  uint64_t scan_ = 0;  // slots below it are peeled from the stack
+  uint64_t head_ = 0;
+  uint64_t tail_ = 0;
 };
 
 extern template class FusePeeler<3>;
