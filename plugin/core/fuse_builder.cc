@@ -54,11 +54,16 @@ void SortByTopBits(std::vector<uint64_t>* keys) {
 
 // Writes the fingerprints into `array` (zeroed, followed by 8 spare
 // bytes): in reverse peeling order, each key's peeled slot gets the value
-// that makes the XOR of its slots its fingerprint, on the slot's width
-// (the key is checked on its narrowest slot's, no more). A slot is written
-// once, by the key peeled from it, and is zero until then, so the XOR
-// takes in all `Arity` fields without a branch; a key's other slots are
-// written only by keys peeled after it, which come first here.
+// that makes the XOR of its slots its fingerprint on the key's checked
+// width (its narrowest slot's). A slot is written once, by the key peeled
+// from it, and is zero until then, so the XOR takes in all `Arity` slots
+// without a branch; a key's other slots are written only by keys peeled
+// after it, which come first here. As in the reader, the slots are XORed
+// unmasked (the bits above each one's field are its neighbours') and only
+// the result is masked, to the peeled slot's width: the bits that matter,
+// the key's checked ones, are exact; a wide peeled slot of a key checked
+// on f bits gets an arbitrary top bit, which only keys checked on f+1
+// bits read, and those are assigned after it.
 template <int Arity>
 void Assign(const FusePeeler<Arity>& peeler, const FuseHashing& hashing, const FuseSlotBits& bits,
             char* array) {
@@ -76,10 +81,14 @@ void Assign(const FusePeeler<Arity>& peeler, const FuseHashing& hashing, const F
     const uint64_t h = hash[t];
     hs.Slots<Arity>(h, s);
     uint64_t v = FuseHashing::FingerprintWord(h);
-    for (int i = 0; i < Arity; ++i) v ^= LoadBits(array, b.Position(s[i]), b.Width(s[i]));
+#pragma GCC unroll 4
+    for (int i = 0; i < Arity; ++i) {
+      const uint64_t pos = b.Position(s[i]);
+      v ^= DecodeFixed64(array + (pos >> 3)) >> (pos & 7);
+    }
     // The slot is still zero: OR the field in.
     const uint64_t pos = b.Position(t);
-    const uint64_t field = v & ((uint64_t{1} << b.Width(t)) - 1);
+    const uint64_t field = v & b.SlotMask(t);
     char* p = array + (pos >> 3);
     EncodeFixed64(p, DecodeFixed64(p) | (field << (pos & 7)));
   }

@@ -102,10 +102,12 @@ class FuseSlotBits {
   SSTFILTER_ALWAYS_INLINE unsigned Width(uint64_t slot) const {
     return f_ + (slot < wide_end_ ? 1 : 0);
   }
-  // The mask of a key's checked bits, given its last (highest) slot.
-  SSTFILTER_ALWAYS_INLINE uint64_t KeyMask(uint64_t last_slot) const {
-    return last_slot < wide_end_ ? wide_mask_ : narrow_mask_;
+  // The mask of a slot's field, Width(slot) bits.
+  SSTFILTER_ALWAYS_INLINE uint64_t SlotMask(uint64_t slot) const {
+    return slot < wide_end_ ? wide_mask_ : narrow_mask_;
   }
+  // The mask of a key's checked bits, given its last (highest) slot.
+  SSTFILTER_ALWAYS_INLINE uint64_t KeyMask(uint64_t last_slot) const { return SlotMask(last_slot); }
 
  private:
   uint64_t f_;

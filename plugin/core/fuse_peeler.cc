@@ -38,6 +38,7 @@ bool FusePeeler<Arity>::Count(const std::vector<uint64_t>& keys) {
   uint8_t wrapped = 0;
   for (uint64_t h : keys) {
     hashing_.Slots<Arity>(h, s);
+#pragma GCC unroll 4
     for (int j = 0; j < Arity; ++j) {
       wrapped |= static_cast<uint8_t>(++count[s[j]] == 0);
       hash[s[j]] ^= h;
@@ -102,6 +103,7 @@ void FusePeeler<Arity>::PeelQueued() {
     // The key leaves all its slots, t included (which drops to no keys and
     // is never queued); t then gets its key back, for the assignment. No
     // key reaches t after this: it held only this one.
+#pragma GCC unroll 4
     for (int i = 0; i < Arity; ++i) {
       hash[s[i]] ^= h;
       const uint8_t c = --count[s[i]];
