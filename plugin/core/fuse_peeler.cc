@@ -35,16 +35,20 @@ bool FusePeeler<Arity>::Count(const std::vector<uint64_t>& keys) {
   uint64_t* __restrict const hash = hash_.get();
   uint8_t* __restrict const count = count_.get();
   uint64_t s[Arity];
-  uint8_t wrapped = 0;
   for (uint64_t h : keys) {
     hashing_.Slots<Arity>(h, s);
 #pragma GCC unroll 4
     for (int j = 0; j < Arity; ++j) {
-      wrapped |= static_cast<uint8_t>(++count[s[j]] == 0);
+      ++count[s[j]];
       hash[s[j]] ^= h;
     }
   }
-  return wrapped == 0;
+  // A count byte that wrapped (256 keys in one slot) left the total short
+  // by a multiple of 256: one sequential pass instead of a test per
+  // increment.
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < num_slots_; ++i) total += count[i];
+  return total == static_cast<uint64_t>(Arity) * keys.size();
 }
 
 template <int Arity>
