@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -295,10 +296,15 @@ TEST(FormatTest, FuseFiltersOfEarlierBuildsStillRead) {
     int wide_keys = 0;
     ExpectFuseMatchesDocumentedLayout(filter, 1000, &wide_keys);
     const auto reader = NewFilterReader(filter.data(), filter.size());
+    std::vector<uint64_t> hashes;
     for (int i = 0; i < 1000; ++i) {
       const std::string key = "key" + std::to_string(i);
-      ASSERT_TRUE(reader->MayMatch(KeyHash(key.data(), key.size()))) << key;
+      hashes.push_back(KeyHash(key.data(), key.size()));
+      ASSERT_TRUE(reader->MayMatch(hashes.back())) << key;
     }
+    std::unique_ptr<bool[]> batch(new bool[hashes.size()]);
+    reader->MayMatchBatch(hashes.size(), hashes.data(), batch.get());
+    for (size_t i = 0; i < hashes.size(); ++i) ASSERT_TRUE(batch[i]) << "batched key" << i;
     // A reader that matched everything would pass the loop above.
     int absent_matches = 0;
     for (int i = 0; i < 10000; ++i) {

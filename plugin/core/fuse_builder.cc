@@ -23,8 +23,10 @@ constexpr uint64_t InverseOdd(uint64_t c) {
 }
 
 // Keys sorted by their remixed hash lie in slot order (FastRange64 is
-// monotone), so counting and peeling walk the array front to back instead
-// of at random. Below this many keys the arrays fit in cache anyway.
+// monotone), so counting walks the array front to back instead of at
+// random, and so does the peeling queue's first pass (the slots it frees
+// stay near the front it is working on). Below this many keys the arrays
+// fit in cache anyway.
 constexpr size_t kMinKeysToSort = 1 << 16;
 
 uint64_t SeedOfAttempt(int attempt) {

@@ -42,9 +42,9 @@ class FusePeeler {
 
   // Peels the hypergraph of `*keys`. Copies of one hash (which no
   // peeling separates) are found when peeling stalls and all but one left
-  // out; if 255 or more keys share a slot (the count byte's limit: only
-  // copies of one hash get there),
-  // *keys is sorted and its copies dropped first. kDone: every key but
+  // out; if 256 or more keys share a slot (a count byte wraps: only
+  // copies of one hash get there), *keys is sorted and its copies dropped
+  // first. kDone: every key but
   // those copies was peeled; kStalled: the graph has a core, and another
   // seed is needed.
   PeelResult Run(std::vector<uint64_t>* keys);
@@ -82,8 +82,9 @@ class FusePeeler {
   // num_slots + 1 entries: peeled slots at the front, [0, peeled_);
   // the queue of slots waiting to be peeled, [head_, tail_), behind them
   // (peeled_ <= head_: a step reads its slot before writing it as peeled).
-  // Each slot is queued at most once (counts only fall), so tail_ stays
-  // at most num_slots.
+  // Each slot is queued at most once (a count drops to 1 at most once; a
+  // peeled slot's restored count is never lowered, as no key holds it any
+  // more), so tail_ stays at most num_slots.
   std::unique_ptr<uint32_t[]> order_;
   std::vector<uint64_t> removed_;  // copies taken out, as hashes
   size_t peeled_ = 0;
