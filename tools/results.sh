@@ -104,7 +104,7 @@ if want leveldb; then
   run leveldb_bench_random.md "$BUILD_DIR/tools/leveldb_bench" --key_style=random
 fi
 if want large; then
-  run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo
+  run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo,fuse
 fi
 if want dynamic; then
   # About 5 minutes and 2 GB at 10^8 keys; --max_keys=1000000 for a quick look.
