@@ -2,8 +2,6 @@
 
 #include "fuse_peeler.h"
 
-#include "coding.h"
-
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -25,7 +23,7 @@ FusePeeler<Arity>::FusePeeler(const FuseHashing& hashing, uint64_t num_slots)
     : hashing_(hashing),
       num_slots_(num_slots),
       hash_(Zeroed<uint64_t>(num_slots)),
-      count_(Zeroed<uint8_t>(num_slots + 8)),
+      count_(Zeroed<uint8_t>(num_slots)),
       order_(new uint32_t[num_slots + 1]) {}
 
 template <int Arity>

@@ -44,9 +44,8 @@ class FusePeeler {
   // peeling separates) are found when peeling stalls and all but one left
   // out; if 256 or more keys share a slot (a count byte wraps: only
   // copies of one hash get there), *keys is sorted and its copies dropped
-  // first. kDone: every key but
-  // those copies was peeled; kStalled: the graph has a core, and another
-  // seed is needed.
+  // first. kDone: every key but those copies was peeled; kStalled: the
+  // graph has a core, and another seed is needed.
   PeelResult Run(std::vector<uint64_t>* keys);
 
   // After kDone, the keys in peeling order, q < peeled():
