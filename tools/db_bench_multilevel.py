@@ -3,13 +3,14 @@
 Configs come from db_bench_configs/multilevel/, whose OPTIONS leave data in
 several levels after fillrandom alone (no manual compaction). The fill is one
 db_bench run (one process, as a live DB's policy sees every file):
-fillrandom, flush and waitforcompaction (so no compaction changes the tree
-while reads are timed), then `updaterandom` of L0_WRITES random keys over the
-whole key range and a flush: three L0 files, one under the L0 compaction
-trigger (and no WAL is replayed into a new L0 file when the reads reopen the
-DB). Whatever L0 files the fill itself left add to them, and when the sum
-reaches the trigger L0 is compacted: 1 to 4 L0 files stay, by compaction
-timing, and each is one more filter a lookup probes. It ends printing rocksdb.levelstats and rocksdb.sstables, from
+fillrandom, flush and waitforcompaction. How many L0 files that leaves (0 to 3,
+under the trigger of 4) depends on compaction timing, and each is one more
+filter a lookup probes, so `compact0` then moves them into the base level
+(and waitforcompaction lets any compaction that starts finish): every config
+reads the same number of runs. Then `updaterandom` of L0_WRITES random keys
+over the whole key range and a flush: exactly three L0 files, under the L0
+compaction trigger (and no WAL is replayed into a new L0 file when the reads
+reopen the DB). It ends printing rocksdb.levelstats and rocksdb.sstables, from
 which each SST's level is known. The table then shows, per config, filter
 memory in all and per level, and what the filters save lookups of absent keys,
 as ratios to the built-in Bloom filter and, for allocation=monkey configs, to
@@ -19,22 +20,23 @@ the same filter with allocation=uniform.
 import re
 import statistics
 
-FILL_BENCHMARKS = ("fillrandom,flush,waitforcompaction,updaterandom,flush,"
-                   "levelstats,sstables")
+FILL_BENCHMARKS = ("fillrandom,flush,waitforcompaction,compact0,waitforcompaction,"
+                   "updaterandom,flush,levelstats,sstables")
 # About 2.5 write buffers (256 KiB) of 16+100-byte entries: two flushes when
 # the memtable fills, one at the end. (updaterandom does -reads of them.)
 L0_WRITES = 4500
 READS = [("readrandom", []), ("readmissing", [])]
 FAMILIES = ["builtin_bloom", "builtin_bloom_ofh", "sstfilter_cuckoo",
-            "sstfilter_cuckoo_monkey", "sstfilter_bloom_monkey"]
+            "sstfilter_cuckoo_monkey", "sstfilter_bloom_monkey", "sstfilter_fuse",
+            "sstfilter_fuse_monkey"]
 
 LEGEND = """\
 Columns: *filter bytes/key* is the sum of every SST's filter block over the
 sum of their entries (`rocksdb.filter.size` and `rocksdb.num.entries` from
 sst_dump); *bits/key by level* is the same per level, times 8, the level of each
 SST from `rocksdb.sstables` after the fill; *files by level* counts SSTs (L0
-first; how many L0 files a fill leaves varies with compaction timing, and each
-is one more filter a lookup probes); *filter FPs/1k miss* is the filters'
+first; every fill leaves the same three L0 files, each one more filter a
+lookup probes); *filter FPs/1k miss* is the filters'
 false positives per 1000 readmissing lookups (`bloom.filter.full.positive` -
 `bloom.filter.full.true.positive`), i.e. 1000 x the sum of the FPRs of every
 filter a lookup probes (one per L0 file, one per deeper level); *data reads/1k
@@ -50,8 +52,10 @@ for ops/s."""
 def workload(num, l0_writes, key_size, value_size, seed):
     return (f"Workload: `fillrandom,flush,waitforcompaction` of {num:,} random keys "
             f"({key_size}-byte keys, {value_size}-byte values, seed {seed}), no manual "
-            f"compaction; then, in the same process, `updaterandom,flush` of "
-            f"{l0_writes:,} random keys over the same range, left in L0")
+            f"compaction; then, in the same process, `compact0,waitforcompaction` (the "
+            f"L0 files the fill left, 0 to 3 by compaction timing, into the base level) "
+            f"and `updaterandom,flush` of {l0_writes:,} random keys over the same range: "
+            f"three L0 files")
 
 
 def parse_fill(out):

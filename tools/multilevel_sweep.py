@@ -2,15 +2,15 @@
 """Budget sweep of the multi-level db_bench shape, for the chart of
 data-block reads per 1000 missing lookups against total filter bytes/key.
 
-For each budget (--bits), writes the multi-level configs of five filters at
+For each budget (--bits), writes the multi-level configs of seven filters at
 that budget into a temporary folder, from the 10 bits/key files in
 db_bench_configs/multilevel/ (only the number and, for uniform Bloom, the
 allocation differ): built-in Bloom, sstfilter.bloom uniform and monkey,
-sstfilter.cuckoo uniform and monkey. Then one tools/db_bench_compare.py
---multilevel run over all of them (fills, then reads interleaved), whose
-table gives each config's total filter bytes/key, filter false positives and
-data-block reads per 1000 missing lookups. Read counts do not depend on
-timing, so one repeat (--reps 1, the default here) is enough for them.
+sstfilter.cuckoo uniform and monkey, sstfilter.fuse uniform and monkey. Then
+one tools/db_bench_compare.py --multilevel run over all of them (fills, then
+reads interleaved), whose table gives each config's total filter bytes/key,
+filter false positives and data-block reads per 1000 missing lookups. Read
+counts do not depend on timing, so one repeat (--reps 1, the default here) is enough for them.
 
     tools/multilevel_sweep.py --csv docs/charts/multilevel_sweep.csv
     tools/plot_multilevel_sweep.sh docs/charts/multilevel_sweep.csv
@@ -35,6 +35,8 @@ LINES = [
     ("sstfilter_bloom_monkey", "sstfilter_bloom_monkey_10", "sstfilter.bloom", "monkey"),
     ("sstfilter_cuckoo", "sstfilter_cuckoo_10", "sstfilter.cuckoo", "uniform"),
     ("sstfilter_cuckoo_monkey", "sstfilter_cuckoo_monkey_10", "sstfilter.cuckoo", "monkey"),
+    ("sstfilter_fuse", "sstfilter_fuse_10", "sstfilter.fuse", "uniform"),
+    ("sstfilter_fuse_monkey", "sstfilter_fuse_monkey_10", "sstfilter.fuse", "monkey"),
 ]
 
 

@@ -2,7 +2,8 @@
 # Draws tools/multilevel_sweep.py's CSV: data-block reads per 1000 missing
 # lookups (readmissing on the multi-level db_bench shape) against total
 # filter bytes/key, log scale, one line per filter and allocation: built-in
-# Bloom, sstfilter.bloom and sstfilter.cuckoo each uniform and monkey.
+# Bloom, sstfilter.bloom, sstfilter.cuckoo and sstfilter.fuse each uniform
+# and monkey.
 # Lower-left is better. Writes <OUT_DIR>/<name>.png, <name> the CSV's file
 # name without .csv.
 #
@@ -37,7 +38,7 @@ set output "$out_dir/$name.png"
 set title "Multi-level tree (L0 + 3 levels), readmissing: data-block reads vs filter memory"
 set xlabel "total filter bytes/key (all SSTs' filter blocks / all entries)"
 set ylabel "data-block reads per 1000 missing lookups (block-cache misses)"
-colors = "#000000 #e69f00 #d55e00 #56b4e9 #0072b2"
+colors = "#000000 #e69f00 #d55e00 #56b4e9 #0072b2 #8fbc8f #009e73"
 color(i) = word(colors, (i - 1) % words(colors) + 1)
 name(i) = word(series, i)
 is_monkey(i) = strstrt(name(i), "monkey") > 0

@@ -87,7 +87,7 @@ if want db_bench; then
 fi
 if want multilevel; then
   run db_bench_multilevel.md env SKIP_SETUP=1 "$ROOT/tools/compare.sh" --multilevel --reps 5
-  # The budget sweep behind docs/charts/multilevel_sweep.png: 6 budgets x 5
+  # The budget sweep behind docs/charts/multilevel_sweep.png: 6 budgets x 7
   # filters, one repeat (read counts do not depend on timing).
   run db_bench_multilevel_sweep.md python3 "$ROOT/tools/multilevel_sweep.py" \
       --csv "$ROOT/docs/charts/multilevel_sweep.csv" -- \
