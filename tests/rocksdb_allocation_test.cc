@@ -241,7 +241,7 @@ class AllocationDbTest : public AllocationTest {
 };
 
 TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
-  for (const char* type_name : {"cuckoo", "bloom"}) {
+  for (const char* type_name : {"cuckoo", "bloom", "fuse"}) {
     SCOPED_TRACE(type_name);
     FilterType type;
     ASSERT_TRUE(FilterTypeFromName(type_name, &type));

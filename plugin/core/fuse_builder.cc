@@ -231,6 +231,7 @@ double FuseShape::expected_fpr() const {
 FuseBuilder::FuseBuilder(double bits_per_key, FuseTestHooks hooks)
     : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)),
       hooks_(hooks),
+      cuckoo_(bits_per_key_, CuckooVariant::kAuto),
       bloom_(bits_per_key_, BloomSizing::kExactBytes) {}
 
 double FuseBuilder::BloomFpr(size_t num_keys) const {
@@ -244,19 +245,34 @@ double FuseBuilder::BloomFpr(size_t num_keys) const {
   return std::pow(1 - std::pow(1 - 1 / (8 * bytes), k * n), k);
 }
 
-bool FuseBuilder::UsesFuse(size_t num_keys, FuseShape* shape) const {
+FuseBuilder::Choice FuseBuilder::Choose(size_t num_keys, FuseShape* shape) const {
+  if (hooks_.shape.fp_bits > 0) {
+    *shape = hooks_.shape;
+    return Choice::kFuse;
+  }
   *shape = ChooseFuseShape(num_keys, bits_per_key_);
-  if (shape->fp_bits == 0) return false;
   // FPRs below 2^-32 count as equal (no workload tells them apart), and
   // then fuse wins: a large Bloom filter of 100 bits/key is more accurate
   // than 32-bit fingerprints, but its 30 probes cost 30 cache misses.
   const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
-  return std::max(floor, shape->expected_fpr()) <= std::max(floor, BloomFpr(num_keys));
+  const double fuse = shape->fp_bits > 0 ? std::max(floor, shape->expected_fpr()) : 2.0;
+  const double cuckoo = std::max(floor, cuckoo_.ExpectedFpr(num_keys));
+  const double bloom = std::max(floor, BloomFpr(num_keys));
+  if (fuse <= cuckoo && fuse <= bloom) return Choice::kFuse;
+  return cuckoo < bloom ? Choice::kCuckoo : Choice::kBloom;
 }
 
 double FuseBuilder::ExpectedFpr(size_t num_keys) const {
   FuseShape shape;
-  return UsesFuse(num_keys, &shape) ? shape.expected_fpr() : BloomFpr(num_keys);
+  switch (Choose(num_keys, &shape)) {
+    case Choice::kFuse:
+      return shape.expected_fpr();
+    case Choice::kCuckoo:
+      return cuckoo_.ExpectedFpr(num_keys);
+    case Choice::kBloom:
+      break;
+  }
+  return BloomFpr(num_keys);
 }
 
 double FuseExpectedFpr(size_t num_keys, double bits_per_key) {
@@ -265,8 +281,15 @@ double FuseExpectedFpr(size_t num_keys, double bits_per_key) {
 
 size_t FuseBuilder::FilterSize(size_t num_keys) const {
   FuseShape shape;
-  if (!UsesFuse(num_keys, &shape)) return bloom_.FilterSize(num_keys);
-  return shape.payload_size() + kTrailerSize;
+  switch (Choose(num_keys, &shape)) {
+    case Choice::kFuse:
+      return shape.payload_size() + kTrailerSize;
+    case Choice::kCuckoo:
+      return cuckoo_.FilterSize(num_keys);
+    case Choice::kBloom:
+      break;
+  }
+  return bloom_.FilterSize(num_keys);
 }
 
 void FuseBuilder::BuildInto(const std::vector<uint64_t>& hashes, std::string* dst) const {
@@ -277,11 +300,16 @@ void FuseBuilder::BuildInto(const std::vector<uint64_t>& hashes, std::string* ds
 void FuseBuilder::BuildFrom(std::vector<uint64_t>* keys, std::string* dst) const {
   last_attempts_ = 0;
   FuseShape shape;
-  if (!UsesFuse(keys->size(), &shape)) {
-    bloom_.Build(*keys, dst);
-    return;
+  switch (Choose(keys->size(), &shape)) {
+    case Choice::kFuse:
+      break;
+    case Choice::kCuckoo:
+      cuckoo_.Build(*keys, dst);
+      return;
+    case Choice::kBloom:
+      bloom_.Build(*keys, dst);
+      return;
   }
-  if (hooks_.shape.fp_bits > 0) shape = hooks_.shape;
   const size_t start = dst->size();
   FuseHashing hashing(0, shape.segment_count, shape.segment_log, shape.arity);
   SortByTopBits(keys);  // seed 0 leaves hashes as they are

@@ -33,10 +33,13 @@
 //   negative either way.
 // - Where a fuse filter is not the most accurate filter that fits the
 //   budget (small key counts: the header, whole segments and whole
-//   fingerprint bits cost more than they save; at 10 bits/key, some
-//   counts up to about 750 keys, at 12 up to 1900, at 6 up to 16000), the builder
-//   writes a Bloom filter of the budget: the reader dispatches on the
-//   trailer's kind, as for cuckoo filters.
+//   fingerprint bits cost more than they save), the builder writes
+//   whichever of a cuckoo filter (the best variant, as CuckooBuilder with
+//   kAuto) and a Bloom filter of the budget has the lower expected FPR.
+//   By the models: cuckoo at some counts up to about 1,550 keys at 10
+//   bits/key, 3,750 at 12, 10,300 at 16 (and further above: 29,000 at
+//   20); Bloom up to about 1,200-1,450 keys at 4 to 8 bits/key, and for a
+//   handful of keys. Readers dispatch on the trailer's kind.
 //
 // Memory while building, on top of the 8 bytes/key of hashes the builder
 // already holds: a moment at 8 more bytes/key while large key sets are
@@ -54,6 +57,7 @@
 #include <vector>
 
 #include "bloom.h"
+#include "cuckoo_filter.h"
 #include "filter.h"
 
 namespace sstfilter {
@@ -133,8 +137,8 @@ class FuseBuilder : public FilterBuilder {
   // Expected FPR of the filter this builder writes for `num_keys` keys.
   double ExpectedFpr(size_t num_keys) const override;
 
-  // Peeling attempts the last Finish made: 0 if it wrote a Bloom filter
-  // for the key count, kMaxFuseAttempts if it fell back to one after them
+  // Peeling attempts the last Finish made: 0 if it wrote a cuckoo or Bloom
+  // filter for the key count, kMaxFuseAttempts if it fell back to one after them
   // all failed. For tests and tools; not thread-safe.
   int last_attempts() const { return last_attempts_; }
 
@@ -144,14 +148,18 @@ class FuseBuilder : public FilterBuilder {
   void BuildFrom(std::vector<uint64_t>* hashes, std::string* dst) const override;
 
  private:
-  // True if a fuse filter, rather than Bloom, is what `num_keys` keys get.
-  bool UsesFuse(size_t num_keys, FuseShape* shape) const;
+  enum class Choice { kFuse, kCuckoo, kBloom };
+  // What `num_keys` keys get: the most accurate of the fuse filter (whose
+  // shape goes to *shape), cuckoo_'s and bloom_'s, by expected FPR; fuse
+  // on a tie, and always the test hooks' shape if they give one.
+  Choice Choose(size_t num_keys, FuseShape* shape) const;
   // Expected FPR of bloom_'s filter of `num_keys` keys.
   double BloomFpr(size_t num_keys) const;
 
   double bits_per_key_;
   FuseTestHooks hooks_;
-  BloomBuilder bloom_;  // small key counts and the fallback
+  CuckooBuilder cuckoo_;  // small key counts
+  BloomBuilder bloom_;    // small key counts and the fallback
   mutable int last_attempts_ = 0;
 };
 
