@@ -124,11 +124,11 @@ Choice ChooseCuckoo(FilterType type, size_t payload_budget, size_t num_hashes) {
   return {builder, CuckooExpectedFpr(shape, num_hashes)};
 }
 
-// The fuse filter filling `payload_budget` bytes; no builder if the
-// budget is under the fuse minimum. The fuse builder itself writes a Bloom
-// filter where that is more accurate, which at LevelDB's usual few dozen
-// keys a filter is almost always: a fuse filter pays off from a few
-// thousand keys.
+// The fuse builder filling `payload_budget` bytes; no builder if the
+// budget is under the fuse minimum. The fuse builder itself writes a
+// cuckoo or Bloom filter where either is more accurate, which at LevelDB's
+// usual few dozen keys a filter is almost always: a fuse filter pays off
+// from a few thousand keys.
 Choice ChooseFuse(size_t payload_budget, size_t num_hashes) {
   if (num_hashes == 0) return {};
   const double bits_per_key = std::min(
@@ -216,9 +216,9 @@ void LevelDBFilterPolicy::CreateFilter(const leveldb::Slice* keys, int n,
   }
   if (spec_.type != FilterType::kBloom) {
     // In small filters a cuckoo table is often less accurate than a Bloom
-    // filter of the same bytes (at 10 bits/key, below about 60 keys), and
-    // a fuse filter almost always is; the policy then writes the Bloom
-    // filter.
+    // filter of the same bytes (at 10 bits/key, below about 60 keys); the
+    // policy then writes the Bloom filter. (The fuse builder's expected
+    // FPR is already that of what it writes: fuse, cuckoo or Bloom.)
     if (other.builder != nullptr && other.expected_fpr < bloom.expected_fpr) {
       const size_t start = dst->size();
       BuildFilter(other.builder, hashes, dst);
