@@ -301,14 +301,18 @@ TEST(FuseBuilderTest, FewFarApartCopiesAreTakenOutWhenPeelingStalls) {
 TEST(FuseBuilderTest, StructuredHashesStillBuild) {
   // Hashes that differ in a few bits only (as the hash fuzzer makes): the
   // unmixed first attempt may stall; a remixed one must not fail for good.
-  for (int shift : {0, 24, 40, 56}) {
-    std::vector<uint64_t> hashes;
-    for (uint64_t i = 0; i < 20000; ++i) hashes.push_back(i << shift | (i >> 8) << 3);
-    FuseBuilder builder(16);
-    const std::string filter = Build(&builder, hashes);
-    EXPECT_EQ(KindOf(filter), FilterKind::kFuse) << shift;
-    EXPECT_LT(builder.last_attempts(), kMaxFuseAttempts);
-    ExpectAllMatch(filter, hashes);
+  // (4,000 keys at 16 bits/key get a cuckoo filter, 20,000 a fuse filter.)
+  for (uint64_t n : {4000, 20000}) {
+    for (int shift : {0, 24, 40, 56}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n << " shift=" << shift);
+      std::vector<uint64_t> hashes;
+      for (uint64_t i = 0; i < n; ++i) hashes.push_back(i << shift | (i >> 8) << 3);
+      FuseBuilder builder(16);
+      const std::string filter = Build(&builder, hashes);
+      EXPECT_EQ(KindOf(filter), n == 20000 ? FilterKind::kFuse : FilterKind::kCuckooSemiSorted);
+      EXPECT_LT(builder.last_attempts(), kMaxFuseAttempts);
+      ExpectAllMatch(filter, hashes);
+    }
   }
 }
 

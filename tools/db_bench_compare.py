@@ -17,8 +17,10 @@ filter, so none of this is taken on trust. Every config must also find exactly
 as many keys as the others (same seeds): a filter must never hide a key.
 
 With --multilevel (db_bench_configs/multilevel/, tools/db_bench_multilevel.py)
-the fill is fillrandom alone, leaving data in L0 and several levels, and the
-table shows filter memory per level and reads per missing lookup instead.
+fillrandom builds L0 and three more levels without a manual compaction, the
+runner folds the L0 files it left into the base level (compact0) and writes
+three new ones, and the table shows filter memory per level and reads per
+missing lookup instead.
 
 Output: a markdown table on stdout (and --markdown-out), progress on stderr.
 Exit status 0 only if every config was reported.
@@ -481,7 +483,7 @@ def main():
                     help="print every db_bench command line as it runs")
     ap.add_argument("--multilevel", action="store_true",
                     help="the multi-level shape: configs from db_bench_configs/multilevel/, "
-                    "fillrandom without compaction, filter memory per level")
+                    "fillrandom, then three L0 files, filter memory per level")
     args = ap.parse_args()
     if args.multilevel:
         READS, FAMILIES = multilevel.READS, multilevel.FAMILIES

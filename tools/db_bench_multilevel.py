@@ -52,7 +52,7 @@ for ops/s."""
 def workload(num, l0_writes, key_size, value_size, seed):
     return (f"Workload: `fillrandom,flush,waitforcompaction` of {num:,} random keys "
             f"({key_size}-byte keys, {value_size}-byte values, seed {seed}), no manual "
-            f"compaction; then, in the same process, `compact0,waitforcompaction` (the "
+            f"compaction during the fill; then, in the same process, `compact0,waitforcompaction` (the "
             f"L0 files the fill left, 0 to 3 by compaction timing, into the base level) "
             f"and `updaterandom,flush` of {l0_writes:,} random keys over the same range: "
             f"three L0 files")

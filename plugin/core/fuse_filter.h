@@ -22,7 +22,9 @@
 // 2^-f and 2^-(f+1) as the budget grows, instead of in steps; the arity is
 // the one with the lower FPR so (in practice 4-wise, at the cost of a
 // fourth load per query, issued with the other three), 3-wise on a tie.
-// Never more than floor(n * bits_per_key / 8) payload bytes.
+// A fuse filter never takes more than floor(n * bits_per_key / 8) payload
+// bytes (the cuckoo filter that small key counts may get is as
+// CuckooBuilder sizes it, stash and rare growth included).
 //
 // Failure cannot reach the user:
 // - Non-adjacent duplicate hashes (which no peeling separates) are found
@@ -39,7 +41,9 @@
 //   By the models: cuckoo at some counts up to about 1,550 keys at 10
 //   bits/key, 3,750 at 12, 10,300 at 16 (and further above: 29,000 at
 //   20); Bloom up to about 1,200-1,450 keys at 4 to 8 bits/key, and for a
-//   handful of keys. Readers dispatch on the trailer's kind.
+//   handful of keys. (Above kMaxFuseKeys, where no fuse filter is built,
+//   the same choice between cuckoo and Bloom.) Readers dispatch on the
+//   trailer's kind.
 //
 // Memory while building, on top of the 8 bytes/key of hashes the builder
 // already holds: a moment at 8 more bytes/key while large key sets are
@@ -82,7 +86,7 @@ constexpr uint64_t kMaxFuseWideSegments = (uint64_t{1} << 24) - 1;
 
 struct FuseShape {
   int arity = 3;
-  int fp_bits = 0;       // 0: no fuse filter fits; the builder writes Bloom
+  int fp_bits = 0;       // 0: no fuse filter fits; the builder writes cuckoo or Bloom
   int segment_log = 0;
   uint64_t segment_count = 0;
   uint64_t wide_segments = 0;  // < segment_count + arity - 1; 0 if f = 32
@@ -113,7 +117,7 @@ FuseShape ChooseFuseShape(size_t num_keys, double bits_per_key);
 FuseShape FuseLayoutFor(size_t num_keys, int arity);
 
 // Expected FPR of what FuseBuilder writes for `num_keys` keys at
-// `bits_per_key`: 2^-f for a fuse filter, or the Bloom filter's.
+// `bits_per_key`: 2^-f for a fuse filter, or the cuckoo or Bloom filter's.
 double FuseExpectedFpr(size_t num_keys, double bits_per_key);
 
 // For tests only: forces the first `failed_attempts` peelings to fail, as
@@ -138,8 +142,8 @@ class FuseBuilder : public FilterBuilder {
   double ExpectedFpr(size_t num_keys) const override;
 
   // Peeling attempts the last Finish made: 0 if it wrote a cuckoo or Bloom
-  // filter for the key count, kMaxFuseAttempts if it fell back to one after them
-  // all failed. For tests and tools; not thread-safe.
+  // filter for the key count, kMaxFuseAttempts if it wrote a Bloom filter
+  // after every attempt failed. For tests and tools; not thread-safe.
   int last_attempts() const { return last_attempts_; }
 
  protected:

@@ -128,7 +128,7 @@ Choice ChooseCuckoo(FilterType type, size_t payload_budget, size_t num_hashes) {
 // budget is under the fuse minimum. The fuse builder itself writes a
 // cuckoo or Bloom filter where either is more accurate, which at LevelDB's
 // usual few dozen keys a filter is almost always: a fuse filter pays off
-// from a few thousand keys.
+// from about 1,500 keys at 10 bits/key, 10,000 at 16.
 Choice ChooseFuse(size_t payload_budget, size_t num_hashes) {
   if (num_hashes == 0) return {};
   const double bits_per_key = std::min(
