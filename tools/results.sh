@@ -8,6 +8,7 @@
 #     + multilevel_sweep.csv/png bits/key, tools/plot_multilevel_sweep.sh
 #   db_bench_rocksdb9.md         tools/compare.sh --rocksdb 9.7.4: the same on
 #                                RocksDB 9.7.4's db_bench (source build, in-tree)
+#   db_bench_multilevel_rocksdb9.md  the multi-level table on 9.7.4's db_bench
 #   filter_bench_single.md       tools/filter_bench, one 1M-key filter
 #   filter_bench_sst.md          tools/filter_bench, SST-sized filters, out of cache
 #   filter_bench_equal_fpr_*.md  tools/filter_bench, cuckoo vs Ribbon at equal FPR
@@ -30,7 +31,7 @@
 #
 #   tools/results.sh            # everything
 #   tools/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
-#                               # db_bench9, leveldb, large, dynamic, fuzz, reload,
+#                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload,
 #                               # guard likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -98,6 +99,13 @@ fi
 if want db_bench9; then
   MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
     run db_bench_rocksdb9.md "$ROOT/tools/compare.sh" --rocksdb 9.7.4 --reps 15
+fi
+if want multilevel9; then
+  # The multi-level table on RocksDB 9.7.4's db_bench (allocation=monkey
+  # on both versions).
+  MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/rocksdb_source.sh)" \
+    run db_bench_multilevel_rocksdb9.md "$ROOT/tools/compare.sh" --rocksdb 9.7.4 \
+    --multilevel --reps 5
 fi
 if want leveldb; then
   run leveldb_bench.md "$BUILD_DIR/tools/leveldb_bench"
