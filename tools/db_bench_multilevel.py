@@ -36,8 +36,8 @@ sum of their entries (`rocksdb.filter.size` and `rocksdb.num.entries` from
 sst_dump); *bits/key by level* is the same per level, times 8, the level of each
 SST from `rocksdb.sstables` after the fill; *files by level* counts SSTs (L0
 first; every fill leaves the same three L0 files, each one more filter a
-lookup probes); *filter FPs/1k miss* is the filters'
-false positives per 1000 readmissing lookups (`bloom.filter.full.positive` -
+lookup probes); *filter FPs/1k miss* is the filters' false positives per
+1000 readmissing lookups (`bloom.filter.full.positive` -
 `bloom.filter.full.true.positive`), i.e. 1000 x the sum of the FPRs of every
 filter a lookup probes (one per L0 file, one per deeper level); *data reads/1k
 miss* is `rocksdb.block.cache.data.miss` per 1000 readmissing lookups: the
@@ -52,10 +52,10 @@ for ops/s."""
 def workload(num, l0_writes, key_size, value_size, seed):
     return (f"Workload: `fillrandom,flush,waitforcompaction` of {num:,} random keys "
             f"({key_size}-byte keys, {value_size}-byte values, seed {seed}), no manual "
-            f"compaction during the fill; then, in the same process, `compact0,waitforcompaction` (the "
-            f"L0 files the fill left, 0 to 3 by compaction timing, into the base level) "
-            f"and `updaterandom,flush` of {l0_writes:,} random keys over the same range: "
-            f"three L0 files")
+            f"compaction during the fill; then, in the same process, "
+            f"`compact0,waitforcompaction` (the L0 files the fill left, 0 to 3 by "
+            f"compaction timing, into the base level) and `updaterandom,flush` of "
+            f"{l0_writes:,} random keys over the same range: three L0 files")
 
 
 def parse_fill(out):

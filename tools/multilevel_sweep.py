@@ -10,7 +10,8 @@ sstfilter.cuckoo uniform and monkey, sstfilter.fuse uniform and monkey. Then
 one tools/db_bench_compare.py --multilevel run over all of them (fills, then
 reads interleaved), whose table gives each config's total filter bytes/key,
 filter false positives and data-block reads per 1000 missing lookups. Read
-counts do not depend on timing, so one repeat (--reps 1, the default here) is enough for them.
+counts do not depend on timing, so one repeat (--reps 1, the default here)
+is enough for them.
 
     tools/multilevel_sweep.py --csv docs/charts/multilevel_sweep.csv
     tools/plot_multilevel_sweep.sh docs/charts/multilevel_sweep.csv

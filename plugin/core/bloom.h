@@ -80,12 +80,6 @@ class BloomBuilder : public FilterBuilder {
   double ExpectedFpr(size_t num_keys) const override;
   int probes() const { return probes_; }
 
-  // Appends a filter over `hashes` (no adjacent repeats) without touching
-  // the builder's own state; for other builders that fall back to Bloom.
-  void Build(const std::vector<uint64_t>& hashes, std::string* dst) const {
-    BuildInto(hashes, dst);
-  }
-
  protected:
   void BuildInto(const std::vector<uint64_t>& hashes,
                  std::string* dst) const override;

@@ -79,13 +79,6 @@ class CuckooBuilder : public FilterBuilder {
   size_t FilterSize(size_t num_keys) const override;
   double ExpectedFpr(size_t num_keys) const override;
 
-  // Appends a filter over `hashes` (no adjacent repeats) without touching
-  // the builder's own state; for builders that hand small key counts to a
-  // cuckoo filter (FuseBuilder).
-  void Build(const std::vector<uint64_t>& hashes, std::string* dst) const {
-    BuildInto(hashes, dst);
-  }
-
  protected:
   void BuildInto(const std::vector<uint64_t>& hashes,
                  std::string* dst) const override;

@@ -81,6 +81,14 @@ class FilterBuilder {
   // form) over `num_keys` distinct hashes.
   virtual double ExpectedFpr(size_t num_keys) const = 0;
 
+  // Appends a filter over `hashes` (no adjacent repeats) without touching
+  // the builder's own state; for builders that hand some key counts to
+  // another kind (the cuckoo builder's tiny tables to Bloom, the fuse
+  // builder's small sets to cuckoo or Bloom).
+  void Build(const std::vector<uint64_t>& hashes, std::string* dst) const {
+    BuildInto(hashes, dst);
+  }
+
  protected:
   // Builds a filter over `hashes` (no adjacent repeats) and appends it.
   virtual void BuildInto(const std::vector<uint64_t>& hashes,
