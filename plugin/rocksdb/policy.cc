@@ -148,8 +148,8 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
   // Monkey only where the level is known, in a levelled tree: FIFO files
-  // are all alike, and universal compaction's context does not say how
-  // large a run is.
+  // are all alike, and a universal run's size when its filter is built
+  // says little of its share while it lives (docs/design.md).
   if (allocation_ == Allocation::kMonkey && context.level_at_creation >= 0 &&
       context.compaction_style == rocksdb::kCompactionStyleLevel) {
     FileFacts facts;
