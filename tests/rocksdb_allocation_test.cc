@@ -70,10 +70,7 @@ rocksdb::Options MultiLevelOptions(const std::string& policy, bool universal = f
   options.num_levels = 7;
   options.max_background_jobs = 2;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  if (universal) {
-    options.compaction_style = rocksdb::kCompactionStyleUniversal;
-    options.hard_pending_compaction_bytes_limit = 0;
-  }
+  if (universal) options.compaction_style = rocksdb::kCompactionStyleUniversal;
   return options;
 }
 
@@ -110,6 +107,8 @@ class AllocationTest : public ::testing::Test {
   // pick (as many runs as the trigger, none within the size ratio): there,
   // no compaction running for a second straight counts as finished.
   static void WaitForCompactions(rocksdb::DB* db) {
+    const bool universal =
+        db->GetOptions().compaction_style == rocksdb::kCompactionStyleUniversal;
     int idle = 0;
     for (int i = 0; i < 1200; ++i) {
       uint64_t pending = 1, running = 1;
@@ -117,9 +116,7 @@ class AllocationTest : public ::testing::Test {
       db->GetIntProperty("rocksdb.num-running-compactions", &running);
       if (pending == 0 && running == 0) return;
       idle = running == 0 ? idle + 1 : 0;
-      if (idle >= 20 && db->GetOptions().compaction_style == rocksdb::kCompactionStyleUniversal) {
-        return;
-      }
+      if (universal && idle >= 20) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     FAIL() << "compactions did not finish";
