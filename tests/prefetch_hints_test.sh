@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Checks that the library's prefetch hints survive compilation: each
+# function named below must contain a prefetch instruction.
+#
+# Why a test: GCC 12 judged a member function whose only effect is
+# __builtin_prefetch to be pure, and dropped every call to it whose result
+# was unused. DynamicCuckooTable::Prefetch went that way, so PrefetchHash,
+# the member prefetches of InsertHash and the eviction search's level
+# prefetch did nothing, and no test noticed: a hint changes no result, only
+# the time. (Fixed by inlining those helpers always.)
+#
+#   prefetch_hints_test.sh <libsstfilter.so>
+# Exits 77 (skipped) off x86-64 or without objdump.
+set -euo pipefail
+LIB=$1
+if [ "$(uname -m)" != x86_64 ] || ! command -v objdump >/dev/null; then
+  echo "skipped: needs x86-64 and objdump"; exit 77
+fi
+# Function name (as objdump -C prints it, up to the argument list) and
+# prefetch instructions in it.
+counts=$(objdump -d --no-show-raw-insn -C "$LIB" |
+  awk '/^[0-9a-f]+ </ { fn = $0; sub(/^[0-9a-f]+ </, "", fn); sub(/\(.*/, "", fn) }
+       /prefetch/ { n[fn]++ }
+       END { for (f in n) print f "\t" n[f] }')
+fail=0
+for fn in \
+    'sstfilter::DynamicCuckooFilter::PrefetchHash' \
+    'sstfilter::DynamicCuckooFilter::InsertHash' \
+    'sstfilter::DynamicCuckooFilter::ContainsHash' \
+    'sstfilter::DynamicCuckooTable::SearchInsert' \
+    'sstfilter::BloomReader::MayMatchBatch' \
+    'sstfilter::BloomBuilder::BuildInto' \
+    'sstfilter::CuckooReader<sstfilter::SemiSortedBucketCodec>::MayMatchBatch' \
+    'sstfilter::CuckooReader<sstfilter::PlainBucketCodec>::MayMatchBatch' \
+    'sstfilter::FuseReader<4>::MayMatchBatch' \
+    'sstfilter::FuseBuilder::BuildFrom'; do
+  n=$(printf '%s\n' "$counts" | awk -F'\t' -v f="$fn" '$1 == f { print $2 }')
+  if [ -z "$n" ]; then
+    echo "FAIL: no prefetch instruction in $fn" >&2; fail=1
+  else
+    echo "ok: $fn ($n)"
+  fi
+done
+exit $fail
