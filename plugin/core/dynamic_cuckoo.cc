@@ -182,7 +182,8 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
     DynamicCuckooTable* last = r.current.back();
     if (static_cast<double>(last->entries()) <
         r.plans.back().max_load * static_cast<double>(last->capacity())) {
-      placed = last->Insert(last->ProbeFor(hash), &r.seq);
+      // The probe computed above, unless a growth step replaced the table.
+      placed = last->Insert(attempt == 0 ? probes[n - 1] : last->ProbeFor(hash), &r.seq);
     }
     if (!placed) {
       const DynamicStatus s = r.Grow();
