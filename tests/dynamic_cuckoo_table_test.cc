@@ -118,5 +118,56 @@ TEST(DynamicCuckooTableTest, HighLoadInsertsKeepEveryEntry) {
   }
 }
 
+
+// CountCopies hands the pair it read to Insert (InsertHash reads each
+// bucket once). Counting and placing from that pair must agree with
+// reading afresh: copies against an independent count of the raw slots
+// (a pair whose two buckets are one counts it once), and two tables fed
+// the same inserts, one each way, must end with the same words.
+TEST(DynamicCuckooTableTest, PairReadOnceCountsAndPlacesAsFreshReads) {
+  for (unsigned l : {9u, 14u, 20u}) {
+    SCOPED_TRACE("l " + std::to_string(l));
+    DynamicCuckooTable fresh(128, 1, l, std::min(8u, l), 1024);
+    DynamicCuckooTable reused(128, 1, l, std::min(8u, l), 1024);
+    std::atomic<uint64_t> seq_fresh{0}, seq_reused{0};
+    // Few distinct keys, inserted repeatedly: fingerprints repeat in a
+    // pair, so copies above one are counted too. A tenth of them have a
+    // pair of one bucket (rare among random keys: picked out).
+    std::vector<uint64_t> keys, one_bucket;
+    for (uint64_t i = 0; keys.size() < 540 || one_bucket.size() < 60; ++i) {
+      const uint64_t hash = Mix64(i * 0x9e3779b97f4a7c15ULL);
+      const Probe p = fresh.ProbeFor(hash);
+      if (p.fp == 0) continue;
+      if (p.i1 == p.i2 && one_bucket.size() < 60) one_bucket.push_back(hash);
+      if (p.i1 != p.i2 && keys.size() < 540) keys.push_back(hash);
+    }
+    keys.insert(keys.end(), one_bucket.begin(), one_bucket.end());
+    uint64_t one_bucket_pairs = 0;
+    for (uint64_t i = 0; fresh.entries() < 0.9 * fresh.capacity(); ++i) {
+      const Probe p = fresh.ProbeFor(keys[Mix64(i) % keys.size()]);
+      unsigned expected = 0;
+      for (unsigned k = 0; k < DynamicCuckooTable::kSlots; ++k) {
+        expected += SlotOf(fresh, p.i1, k) == p.fp;
+        if (p.i2 != p.i1) expected += SlotOf(fresh, p.i2, k) == p.fp;
+      }
+      one_bucket_pairs += p.i1 == p.i2 && expected > 0;
+      DynamicCuckooTable::PairSlots pair;
+      ASSERT_EQ(fresh.CountCopies(p), expected);
+      ASSERT_EQ(reused.CountCopies(p, &pair), expected);
+      for (unsigned k = 0; k < DynamicCuckooTable::kSlots; ++k) {
+        ASSERT_EQ(pair.first[k], SlotOf(reused, p.i1, k));
+        ASSERT_EQ(pair.second[k], SlotOf(reused, p.i2, k));
+      }
+      if (expected >= 4) continue;  // as InsertHash: no more copies
+      ASSERT_EQ(fresh.Insert(p, &seq_fresh), reused.Insert(p, &seq_reused, &pair));
+    }
+    ASSERT_EQ(fresh.num_words(), reused.num_words());
+    for (uint64_t w = 0; w < fresh.num_words(); ++w) ASSERT_EQ(fresh.Word(w), reused.Word(w)) << w;
+    EXPECT_EQ(seq_fresh.load(), seq_reused.load());
+    EXPECT_GT(seq_fresh.load(), 0u);  // evictions ran
+    EXPECT_GT(one_bucket_pairs, 10u);  // repeats in one-bucket pairs were counted
+  }
+}
+
 }  // namespace
 }  // namespace sstfilter

@@ -172,8 +172,12 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
     probes[j] = r.current[j]->ProbeFor(hash);
     r.current[j]->Prefetch(probes[j]);
   }
+  // The last member's pair, as counted, for its insert.
+  DynamicCuckooTable::PairSlots last_pair;
   unsigned copies = 0;
-  for (size_t j = 0; j < n; ++j) copies += r.current[j]->CountCopies(probes[j]);
+  for (size_t j = 0; j < n; ++j) {
+    copies += r.current[j]->CountCopies(probes[j], j + 1 == n ? &last_pair : nullptr);
+  }
   if (copies >= kMaxCopies) return DynamicStatus::kTooManyCopies;
   // Grow until the entry is placed: a doubling halves the load, so this
   // ends after one step in all but pathological cases (bounded anyway).
@@ -182,8 +186,10 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
     DynamicCuckooTable* last = r.current.back();
     if (static_cast<double>(last->entries()) <
         r.plans.back().max_load * static_cast<double>(last->capacity())) {
-      // The probe computed above, unless a growth step replaced the table.
-      placed = last->Insert(attempt == 0 ? probes[n - 1] : last->ProbeFor(hash), &r.seq);
+      // The probe and pair read above, unless a growth step replaced the
+      // table.
+      placed = attempt == 0 ? last->Insert(probes[n - 1], &r.seq, &last_pair)
+                            : last->Insert(last->ProbeFor(hash), &r.seq);
     }
     if (!placed) {
       const DynamicStatus s = r.Grow();

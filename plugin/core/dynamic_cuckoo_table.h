@@ -112,12 +112,22 @@ class DynamicCuckooTable {
   }
 
   // Writer side.
-  unsigned CountCopies(const Probe& p) const;
+  // The slots of a probe's two buckets, as read by CountCopies for Insert.
+  struct PairSlots {
+    uint32_t first[kSlots];
+    uint32_t second[kSlots];
+  };
+  // Copies of p.fp in p's bucket pair (or, for fp 0, in the zero set).
+  // With `read` and p.fp != 0, also the pair's slots as read, so that an
+  // Insert of the same probe right after need not read them again.
+  unsigned CountCopies(const Probe& p, PairSlots* read = nullptr) const;
   // Places p.fp: a free slot of its pair, else an eviction path found first
   // (a breadth-first search of up to kMaxDepth levels, each level's buckets
   // prefetched together; then a random walk of up to 64 steps) and applied
   // back to front inside seq's odd phase. False: no room, nothing changed.
-  bool Insert(const Probe& p, std::atomic<uint64_t>* seq);
+  // `read`: the pair's slots from CountCopies of p, nothing written since;
+  // null to read them here.
+  bool Insert(const Probe& p, std::atomic<uint64_t>* seq, const PairSlots* read = nullptr);
   bool Erase(const Probe& p);
   // Fills `bigger` (empty, level + 1, fp_bits - 1, same base and stable
   // bits) with every entry of this table. False if its zero set is too
