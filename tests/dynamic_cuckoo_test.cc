@@ -388,5 +388,45 @@ TEST(DynamicCuckooTest, GrowsPastThePlanWithASecondMember) {
   for (uint64_t i = 0; i < n; i += 7) ASSERT_TRUE(g->ContainsHash(Mix64(i + 1)));
 }
 
+
+// InsertBatch is n Inserts in order: same statuses (growth steps, a second
+// member, copies past the limit included) and, byte for byte, the same
+// filter.
+TEST(DynamicCuckooTest, InsertBatchIsInsertsInOrder) {
+  DynamicCuckooOptions o;
+  o.target_fpr = 0.01;
+  o.initial_capacity = 300;
+  o.expected_max_keys = 5000;  // doublings, then a second member
+  std::unique_ptr<DynamicCuckooFilter> one, batch;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &one), DynamicStatus::kOk);
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &batch), DynamicStatus::kOk);
+  // 30,000 keys, every 50th followed by six more copies of itself (the
+  // last of which are refused).
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < 30000; ++i) {
+    keys.push_back(Key(i));
+    if (i % 50 == 0) keys.insert(keys.end(), 6, Key(i));
+  }
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<DynamicStatus> statuses(views.size());
+  // Uneven slices: the batch's look-ahead crosses nothing it should not.
+  for (size_t start = 0, len = 1; start < views.size(); start += len, len = len * 3 % 997 + 1) {
+    const size_t m = std::min(len, views.size() - start);
+    batch->InsertBatch(views.data() + start, m, statuses.data() + start);
+  }
+  size_t refused = 0;
+  for (size_t i = 0; i < views.size(); ++i) {
+    ASSERT_EQ(statuses[i], one->Insert(views[i])) << i;
+    refused += statuses[i] == DynamicStatus::kTooManyCopies;
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_EQ(batch->Size(), one->Size());
+  std::string a, b;
+  one->Save(&a);
+  batch->Save(&b);
+  EXPECT_EQ(a, b);
+  for (uint64_t i = 0; i < 30000; ++i) ASSERT_TRUE(batch->Contains(Key(i))) << i;
+}
+
 }  // namespace
 }  // namespace sstfilter

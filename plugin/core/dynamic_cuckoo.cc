@@ -288,6 +288,32 @@ void DynamicCuckooFilter::ContainsBatch(const std::string_view* keys, size_t n,
   }
 }
 
+void DynamicCuckooFilter::InsertHashBatch(const uint64_t* hashes, size_t n,
+                                          DynamicStatus* statuses) {
+  // Eight ahead: enough to cover a miss to memory at the rate inserts run
+  // (10M keys filled to 90%: 207 ns/insert alone, 112 with 8 ahead, 113
+  // with 16).
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < n && i < kAhead; ++i) PrefetchHash(hashes[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) PrefetchHash(hashes[i + kAhead]);
+    statuses[i] = InsertHash(hashes[i]);
+  }
+}
+
+void DynamicCuckooFilter::InsertBatch(const std::string_view* keys, size_t n,
+                                      DynamicStatus* statuses) {
+  constexpr size_t kGroup = 64;
+  uint64_t hashes[kGroup];
+  for (size_t start = 0; start < n; start += kGroup) {
+    const size_t g = n - start < kGroup ? n - start : kGroup;
+    for (size_t i = 0; i < g; ++i) {
+      hashes[i] = KeyHash(keys[start + i].data(), keys[start + i].size());
+    }
+    InsertHashBatch(hashes, g, statuses + start);
+  }
+}
+
 uint64_t DynamicCuckooFilter::Size() const {
   return rep_->size.load(std::memory_order_relaxed);
 }

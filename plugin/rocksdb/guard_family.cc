@@ -29,7 +29,22 @@ void GuardFamily::MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* ou
 void GuardFamily::InsertHash(uint64_t hash) {
   std::lock_guard<std::mutex> lock(write_mu_);
   if (disabled_.load(std::memory_order_relaxed)) return;
-  const DynamicStatus s = filter_->InsertHash(hash);
+  Account(filter_->InsertHash(hash));
+}
+
+void GuardFamily::InsertHashBatch(const uint64_t* hashes, size_t n) {
+  constexpr size_t kChunk = 256;
+  DynamicStatus statuses[kChunk];
+  std::lock_guard<std::mutex> lock(write_mu_);
+  for (size_t start = 0; start < n; start += kChunk) {
+    if (disabled_.load(std::memory_order_relaxed)) return;
+    const size_t m = std::min(kChunk, n - start);
+    filter_->InsertHashBatch(hashes + start, m, statuses);
+    for (size_t i = 0; i < m; ++i) Account(statuses[i]);
+  }
+}
+
+void GuardFamily::Account(DynamicStatus s) {
   if (s == DynamicStatus::kTooManyCopies) {
     // The fingerprint pair already holds the maximum copies: stale ones,
     // left by removals the guard cannot follow (DeleteRange re-putting the

@@ -47,6 +47,9 @@ class GuardFamily {
   // before returning: the caller's write that follows is then never ruled
   // out.
   void InsertHash(uint64_t hash);
+  // InsertHash of each of n keys, in order, under one lock, the filter
+  // loading buckets ahead (a rebuild's bulk load).
+  void InsertHashBatch(const uint64_t* hashes, size_t n);
   // Removes the one copy the key owns. Precondition: it owns one.
   void EraseHash(uint64_t hash);
 
@@ -66,6 +69,10 @@ class GuardFamily {
   uint64_t adopted() const { return adopted_.load(std::memory_order_relaxed); }
 
  private:
+  // Books one insert's status (adopted copies; off when the filter is
+  // full). Requires write_mu_.
+  void Account(DynamicStatus s);
+
   const uint32_t id_;
   const std::string name_;
   mutable std::mutex write_mu_;  // the filter's single writer

@@ -113,7 +113,7 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
   if (!s.ok()) return s;
   auto guard = std::make_unique<GuardFamily>(handle->GetID(), handle->GetName(),
                                              std::move(filter), OwnHandle(db, handle));
-  for (uint64_t h : hashes) guard->InsertHash(h);
+  guard->InsertHashBatch(hashes.data(), hashes.size());
   if (scan) {
     const double seconds = Since(start);
     if (impl->options.report_progress) {

@@ -105,6 +105,12 @@ class DynamicCuckooFilter {
   DynamicStatus Erase(std::string_view key);
   bool Contains(std::string_view key) const;
   void ContainsBatch(const std::string_view* keys, size_t n, bool* results) const;
+  // Inserts keys[0..n) in order, exactly as n Insert calls would
+  // (statuses[i] is keys[i]'s), while the buckets of the keys a few places
+  // ahead are already being loaded: for bulk loads of large filters, where
+  // each insert would otherwise wait on its own cache misses.
+  void InsertBatch(const std::string_view* keys, size_t n, DynamicStatus* statuses);
+  void InsertHashBatch(const uint64_t* hashes, size_t n, DynamicStatus* statuses);
   DynamicStatus InsertHash(uint64_t hash);
   DynamicStatus EraseHash(uint64_t hash);
   bool ContainsHash(uint64_t hash) const;
