@@ -169,7 +169,7 @@ class DynamicCuckooTable {
   }
   bool ZeroHas(uint64_t bucket) const;
   // The bucket's 4 slots with one or two extractions.
-  void ReadBucket(uint64_t bucket, uint32_t out[kSlots]) const {
+  SSTFILTER_ALWAYS_INLINE void ReadBucket(uint64_t bucket, uint32_t out[kSlots]) const {
     const uint64_t pos = bucket * kSlots * l_;
     const uint64_t mask = (1ULL << l_) - 1;
     if (l_ <= 16) {
