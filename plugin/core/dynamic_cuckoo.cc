@@ -72,6 +72,24 @@ double TableFpr(const DynamicCuckooTable& t) {
 
 }  // namespace dynamic_cuckoo
 
+namespace {
+
+// Calls body(hashes, count, first) for keys[0..n) a group at a time, with
+// the group's key hashes.
+template <size_t kGroup, typename Body>
+void ForEachHashGroup(const std::string_view* keys, size_t n, Body&& body) {
+  uint64_t hashes[kGroup];
+  for (size_t start = 0; start < n; start += kGroup) {
+    const size_t g = std::min(kGroup, n - start);
+    for (size_t i = 0; i < g; ++i) {
+      hashes[i] = KeyHash(keys[start + i].data(), keys[start + i].size());
+    }
+    body(hashes, g, start);
+  }
+}
+
+}  // namespace
+
 using dynamic_cuckoo::kMaxCopies;
 using dynamic_cuckoo::kMaxLoad;
 using dynamic_cuckoo::kMaxMembers;
@@ -276,16 +294,10 @@ void DynamicCuckooFilter::PrefetchHash(uint64_t hash) const {
 
 void DynamicCuckooFilter::ContainsBatch(const std::string_view* keys, size_t n,
                                         bool* results) const {
-  constexpr size_t kGroup = 16;
-  uint64_t hashes[kGroup];
-  for (size_t start = 0; start < n; start += kGroup) {
-    const size_t g = n - start < kGroup ? n - start : kGroup;
-    for (size_t i = 0; i < g; ++i) {
-      hashes[i] = KeyHash(keys[start + i].data(), keys[start + i].size());
-      PrefetchHash(hashes[i]);
-    }
+  ForEachHashGroup<16>(keys, n, [&](const uint64_t* hashes, size_t g, size_t start) {
+    for (size_t i = 0; i < g; ++i) PrefetchHash(hashes[i]);
     for (size_t i = 0; i < g; ++i) results[start + i] = ContainsHash(hashes[i]);
-  }
+  });
 }
 
 void DynamicCuckooFilter::InsertHashBatch(const uint64_t* hashes, size_t n,
@@ -303,15 +315,9 @@ void DynamicCuckooFilter::InsertHashBatch(const uint64_t* hashes, size_t n,
 
 void DynamicCuckooFilter::InsertBatch(const std::string_view* keys, size_t n,
                                       DynamicStatus* statuses) {
-  constexpr size_t kGroup = 64;
-  uint64_t hashes[kGroup];
-  for (size_t start = 0; start < n; start += kGroup) {
-    const size_t g = n - start < kGroup ? n - start : kGroup;
-    for (size_t i = 0; i < g; ++i) {
-      hashes[i] = KeyHash(keys[start + i].data(), keys[start + i].size());
-    }
+  ForEachHashGroup<64>(keys, n, [&](const uint64_t* hashes, size_t g, size_t start) {
     InsertHashBatch(hashes, g, statuses + start);
-  }
+  });
 }
 
 uint64_t DynamicCuckooFilter::Size() const {
