@@ -37,10 +37,14 @@ void GuardFamily::InsertHashBatch(const uint64_t* hashes, size_t n) {
   DynamicStatus statuses[kChunk];
   std::lock_guard<std::mutex> lock(write_mu_);
   for (size_t start = 0; start < n; start += kChunk) {
-    if (disabled_.load(std::memory_order_relaxed)) return;
     const size_t m = std::min(kChunk, n - start);
     filter_->InsertHashBatch(hashes + start, m, statuses);
-    for (size_t i = 0; i < m; ++i) Account(statuses[i]);
+    // As single inserts would: nothing is booked once the guard is off
+    // (the chunk's later keys went into a filter no longer consulted).
+    for (size_t i = 0; i < m; ++i) {
+      if (disabled_.load(std::memory_order_relaxed)) return;
+      Account(statuses[i]);
+    }
   }
 }
 

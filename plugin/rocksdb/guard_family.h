@@ -47,8 +47,9 @@ class GuardFamily {
   // before returning: the caller's write that follows is then never ruled
   // out.
   void InsertHash(uint64_t hash);
-  // InsertHash of each of n keys, in order, under one lock, the filter
-  // loading buckets ahead (a rebuild's bulk load).
+  // InsertHash of each of n keys, in order, holding the writer lock for
+  // the whole batch, the filter loading buckets ahead (a rebuild's bulk
+  // load, before the guard is published).
   void InsertHashBatch(const uint64_t* hashes, size_t n);
   // Removes the one copy the key owns. Precondition: it owns one.
   void EraseHash(uint64_t hash);
