@@ -109,8 +109,8 @@ class DynamicCuckooFilter {
   // writes keys[i]'s status to statuses[i] (n entries), while the buckets
   // of the keys a few places ahead are already being loaded. For bulk
   // loads of filters larger than the CPU cache, where each insert would
-  // otherwise wait on its own cache misses (10M keys: 113 ns per insert
-  // against 201, docs/results/dynamic_cuckoo.md); in cache it gains
+  // otherwise wait on its own cache misses (at 10M keys, half the time of
+  // single inserts: docs/results/dynamic_cuckoo.md); in cache it gains
   // nothing. For example:
   //   std::vector<DynamicStatus> st(keys.size());
   //   filter->InsertBatch(keys.data(), keys.size(), st.data());
