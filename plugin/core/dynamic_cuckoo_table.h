@@ -122,8 +122,9 @@ class DynamicCuckooTable {
   // Insert of the same probe right after need not read them again.
   unsigned CountCopies(const Probe& p, PairSlots* read = nullptr) const;
   // Places p.fp: a free slot of its pair, else an eviction path found first
-  // (a breadth-first search of up to kMaxDepth levels, each level's buckets
-  // prefetched together; then a random walk of up to 64 steps) and applied
+  // (a breadth-first search of up to kMaxDepth levels, prefetching the
+  // children of two parents, up to 8 buckets, together; then a random walk
+  // of up to 64 steps) and applied
   // back to front inside seq's odd phase. False: no room, nothing changed.
   // `read`: the pair's slots from CountCopies of p, nothing written since;
   // null to read them here.

@@ -83,7 +83,7 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   // fills to 90% instead of 95%: at 0.1%, 13-bit fingerprints at <= 85%
   // load when it opens, about 15.4 bits/key, where the standard schedule
   // needs 14 bits at 89% (15.7). Above about 90% load most cuckoo inserts
-  // must evict, the search reads a level of buckets per step, and a new
+  // must evict, the search reads up to 8 buckets per step, and a new
   // key's write paid for it (guard_bench: 0.79-0.89x unguarded in the
   // rounds that filled the first member from 89% to 95%, 0.88-0.93x in the
   // rest; docs/design.md). Growth past `capacity` then starts a second
