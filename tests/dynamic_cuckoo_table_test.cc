@@ -118,7 +118,6 @@ TEST(DynamicCuckooTableTest, HighLoadInsertsKeepEveryEntry) {
   }
 }
 
-
 // CountCopies hands the pair it read to Insert (InsertHash reads each
 // bucket once). Counting and placing from that pair must agree with
 // reading afresh: copies against an independent count of the raw slots

@@ -388,7 +388,6 @@ TEST(DynamicCuckooTest, GrowsPastThePlanWithASecondMember) {
   for (uint64_t i = 0; i < n; i += 7) ASSERT_TRUE(g->ContainsHash(Mix64(i + 1)));
 }
 
-
 // InsertBatch is n Inserts in order: same statuses (growth steps, a second
 // member, copies past the limit included) and, byte for byte, the same
 // filter.

@@ -124,8 +124,8 @@ class DynamicCuckooTable {
   // Places p.fp: a free slot of its pair, else an eviction path found first
   // (a breadth-first search of up to kMaxDepth levels, prefetching the
   // children of two parents, up to 8 buckets, together; then a random walk
-  // of up to 64 steps) and applied
-  // back to front inside seq's odd phase. False: no room, nothing changed.
+  // of up to 64 steps) and applied back to front inside seq's odd phase.
+  // False: no room, nothing changed.
   // `read`: the pair's slots from CountCopies of p, nothing written since;
   // null to read them here.
   SSTFILTER_ALWAYS_INLINE bool Insert(const Probe& p, std::atomic<uint64_t>* seq,

@@ -109,8 +109,9 @@ class DynamicCuckooFilter {
   // writes keys[i]'s status to statuses[i] (n entries), while the buckets
   // of the keys a few places ahead are already being loaded. For bulk
   // loads of filters larger than the CPU cache, where each insert would
-  // otherwise wait on its own cache misses (at 10M keys, half the time of
-  // single inserts: docs/results/dynamic_cuckoo.md); in cache it gains
+  // otherwise wait on its own cache misses (at 10M keys InsertHashBatch
+  // takes half the time of single inserts: docs/results/dynamic_cuckoo.md;
+  // InsertBatch adds the key hashing); in cache it gains
   // nothing. For example:
   //   std::vector<DynamicStatus> st(keys.size());
   //   filter->InsertBatch(keys.data(), keys.size(), st.data());
