@@ -13,7 +13,11 @@
 // is the builder's first-attempt outcome. The last column of each size is
 // the builder's chosen shape.
 //
-// A second table gives the shapes ChooseFuseShape picks at 10, 12 and 16
+// A second table gives, for the two whole-segment arrays nearest 1.15
+// slots/key, how many keys the failed peelings leave in the core:
+// what an elimination solver (as Ribbon's) would have to take on.
+//
+// A third table gives the shapes ChooseFuseShape picks at 10, 12 and 16
 // bits/key (arity, whole fingerprint bits, wide segments): their bits/key
 // over log2(1/expected FPR) per size, and means over 10k-100k keys.
 //
@@ -21,6 +25,7 @@
 
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -42,8 +47,9 @@ uint64_t SplitMix(uint64_t* state) {
   return z ^ (z >> 31);
 }
 
-// True if the 4-wise hypergraph of `keys` has an empty 2-core.
-bool Peels(const std::vector<uint64_t>& keys, const FuseHashing& hashing, uint64_t num_slots) {
+// How many keys of the 4-wise hypergraph of `keys` peel: all of them if
+// its 2-core is empty, and the keys left are the core.
+size_t Peeled(const std::vector<uint64_t>& keys, const FuseHashing& hashing, uint64_t num_slots) {
   std::vector<uint32_t> count(num_slots, 0), xor_index(num_slots, 0), stack;
   uint64_t s[4];
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -69,7 +75,7 @@ bool Peels(const std::vector<uint64_t>& keys, const FuseHashing& hashing, uint64
       if (--count[u] == 1) stack.push_back(static_cast<uint32_t>(u));
     }
   }
-  return peeled == keys.size();
+  return peeled;
 }
 
 double SuccessRate(size_t n, int segment_log, uint64_t total_segments, int trials, uint64_t seed) {
@@ -78,7 +84,7 @@ double SuccessRate(size_t n, int segment_log, uint64_t total_segments, int trial
   int ok = 0;
   for (int t = 0; t < trials; ++t) {
     for (auto& k : keys) k = SplitMix(&seed);
-    ok += Peels(keys, hashing, total_segments << segment_log);
+    ok += Peeled(keys, hashing, total_segments << segment_log) == n;
   }
   return static_cast<double>(ok) / trials;
 }
@@ -86,6 +92,45 @@ double SuccessRate(size_t n, int segment_log, uint64_t total_segments, int trial
 double OverTheBound(const FuseShape& shape, size_t n) {
   const double bits = static_cast<double>(shape.payload_size() + 8) * 8 / static_cast<double>(n);
   return bits / -std::log2(shape.expected_fpr()) - 1;
+}
+
+// One row of the core table: `total` segments of 2^segment_log slots.
+void CoreRow(size_t n, int segment_log, uint64_t total, int trials) {
+  const FuseHashing hashing(0, total - 3, segment_log, 4);
+  uint64_t seed = 7777777 * n + total;
+  std::vector<uint64_t> keys(n);
+  std::vector<size_t> cores;
+  for (int t = 0; t < trials; ++t) {
+    for (auto& k : keys) k = SplitMix(&seed);
+    const size_t peeled = Peeled(keys, hashing, total << segment_log);
+    if (peeled < n) cores.push_back(n - peeled);
+  }
+  std::sort(cores.begin(), cores.end());
+  std::printf("| %zu | %.3f | %.0f%% |", n,
+              std::ldexp(static_cast<double>(total), segment_log) / static_cast<double>(n),
+              100.0 * static_cast<double>(trials - static_cast<int>(cores.size())) / trials);
+  if (cores.empty()) {
+    std::printf(" | | |\n");
+  } else {
+    std::printf(" %zu | %zu | %zu |\n", cores.front(), cores[cores.size() / 2], cores.back());
+  }
+}
+
+void CoreTable(int trials) {
+  std::printf("\n## What a failed peeling leaves at about 1.15 slots/key\n\n");
+  std::printf("Per size: the two arrays of whole segments (the builder's length) nearest "
+              "1.15 slots/key, and over %d random key sets the share whose first "
+              "peeling succeeded, then, over those that failed, the keys left unpeeled (the "
+              "hypergraph's 2-core): smallest, median and largest.\n\n", trials);
+  std::printf("| keys | slots/key | success | core: min | median | max |\n"
+              "|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t n : {10000, 20000, 30000}) {
+    const int log = FuseLayoutFor(n, 4).segment_log;
+    const auto below =
+        static_cast<uint64_t>(std::floor(1.15 * static_cast<double>(n) / std::ldexp(1.0, log)));
+    CoreRow(n, log, below, trials);
+    CoreRow(n, log, below + 1, trials);
+  }
 }
 
 void ShapeTable() {
@@ -153,6 +198,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nThe bound's 15%% over log2(1/FPR) needs about 1.15 slots/key (the header adds "
               "0.1-0.2%% at these sizes).\n");
+  CoreTable(FLAGS_trials);
   ShapeTable();
   return 0;
 }
