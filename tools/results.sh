@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every figure README.md quotes, into docs/results/ and
-# docs/charts/, on this machine (about 30 minutes on 2 cores):
+# docs/charts/, on this machine (over an hour on 2 cores; the db_bench
+# parts alone about half an hour):
 #   db_bench.md                  tools/compare.sh: stock db_bench, every config
 #   db_bench_multilevel.md       tools/compare.sh --multilevel: a tree with L0 and
 #                                three more levels, allocation=uniform vs monkey

@@ -145,7 +145,7 @@ namespace {
 // above), where theirs aims higher (1.21 at 10k, 1.12 at 100k, against
 // 1.19 and 1.113). A failure costs a retry with a new seed; the memory
 // saved, 1-2.5% of the filter, is what lets 16 bits/key reach 14-bit
-// fingerprints from about 35k keys instead of about 300k.
+// fingerprints from about 37k keys instead of about 300k.
 constexpr size_t kRefitMinKeys = 10000;
 double SlotsPerKey(size_t num_keys, int arity) {
   const double log_n = std::log(static_cast<double>(std::max<size_t>(num_keys, 2)));

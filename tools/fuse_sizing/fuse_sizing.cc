@@ -78,15 +78,26 @@ size_t Peeled(const std::vector<uint64_t>& keys, const FuseHashing& hashing, uin
   return peeled;
 }
 
-double SuccessRate(size_t n, int segment_log, uint64_t total_segments, int trials, uint64_t seed) {
+// First peelings of `trials` random key sets on an array of
+// `total_segments` segments: the size of the core each failed one left
+// (so the successes are trials minus its size). The key sets depend on n
+// and the array only, so both tables see the same ones for one array.
+std::vector<size_t> FailedCores(size_t n, int segment_log, uint64_t total_segments, int trials) {
   const FuseHashing hashing(0, total_segments - 3, segment_log, 4);
+  uint64_t seed = 1000003 * n + total_segments;
   std::vector<uint64_t> keys(n);
-  int ok = 0;
+  std::vector<size_t> cores;
   for (int t = 0; t < trials; ++t) {
     for (auto& k : keys) k = SplitMix(&seed);
-    ok += Peeled(keys, hashing, total_segments << segment_log) == n;
+    const size_t peeled = Peeled(keys, hashing, total_segments << segment_log);
+    if (peeled < n) cores.push_back(n - peeled);
   }
-  return static_cast<double>(ok) / trials;
+  return cores;
+}
+
+double SuccessRate(size_t n, int segment_log, uint64_t total_segments, int trials) {
+  const size_t failed = FailedCores(n, segment_log, total_segments, trials).size();
+  return static_cast<double>(trials - static_cast<int>(failed)) / trials;
 }
 
 double OverTheBound(const FuseShape& shape, size_t n) {
@@ -96,24 +107,19 @@ double OverTheBound(const FuseShape& shape, size_t n) {
 
 // One row of the core table: `total` segments of 2^segment_log slots.
 void CoreRow(size_t n, int segment_log, uint64_t total, int trials) {
-  const FuseHashing hashing(0, total - 3, segment_log, 4);
-  uint64_t seed = 7777777 * n + total;
-  std::vector<uint64_t> keys(n);
-  std::vector<size_t> cores;
-  for (int t = 0; t < trials; ++t) {
-    for (auto& k : keys) k = SplitMix(&seed);
-    const size_t peeled = Peeled(keys, hashing, total << segment_log);
-    if (peeled < n) cores.push_back(n - peeled);
-  }
+  std::vector<size_t> cores = FailedCores(n, segment_log, total, trials);
   std::sort(cores.begin(), cores.end());
   std::printf("| %zu | %.3f | %.0f%% |", n,
               std::ldexp(static_cast<double>(total), segment_log) / static_cast<double>(n),
               100.0 * static_cast<double>(trials - static_cast<int>(cores.size())) / trials);
   if (cores.empty()) {
     std::printf(" | | |\n");
-  } else {
-    std::printf(" %zu | %zu | %zu |\n", cores.front(), cores[cores.size() / 2], cores.back());
+    return;
   }
+  const size_t m = cores.size();
+  const double median = (m % 2 == 1) ? static_cast<double>(cores[m / 2])
+                                     : (static_cast<double>(cores[m / 2 - 1]) + cores[m / 2]) / 2;
+  std::printf(" %zu | %.0f | %zu |\n", cores.front(), median, cores.back());
 }
 
 void CoreTable(int trials) {
@@ -188,7 +194,7 @@ int main(int argc, char** argv) {
     sizes.insert(chosen.segment_count + 3);
     std::printf("| %zu | %d |", n, 1 << log);
     for (uint64_t total : sizes) {
-      const double rate = SuccessRate(n, log, total, trials, 1000003 * n + total);
+      const double rate = SuccessRate(n, log, total, trials);
       const double spk = std::ldexp(static_cast<double>(total), log) / static_cast<double>(n);
       const bool is_chosen = total == chosen.segment_count + 3;
       std::printf(" %s%.3f: %.0f%%%s", is_chosen ? "**" : "", spk, 100 * rate, is_chosen ? "**" : "");
