@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every figure README.md quotes, into docs/results/ and
-# docs/charts/, on this machine (over an hour on 2 cores; the db_bench
-# parts alone about half an hour):
+# docs/charts/, on this machine (about an hour or more on 2 cores, by the
+# parts' own times: the db_bench parts about half an hour, fuzzing 10 minutes):
 #   db_bench.md                  tools/compare.sh: stock db_bench, every config
 #   db_bench_multilevel.md       tools/compare.sh --multilevel: a tree with L0 and
 #                                three more levels, allocation=uniform vs monkey
@@ -15,7 +15,8 @@
 #   filter_bench_equal_fpr_*.md  tools/filter_bench, cuckoo vs Ribbon at equal FPR
 #   filter_bench_sst_fenced.md   tools/filter_bench, SST regime, one query at a time
 #   fuse_sizing.md               tools/fuse_sizing, binary fuse first-peeling success
-#                                against slots/key (deterministic; docs/design.md)
+#                                against slots/key, what failed peelings leave, and
+#                                the shapes chosen (deterministic; docs/design.md)
 #   filter_sweep.csv + charts    tools/filter_bench --sweep, tools/plot_filter_sweep.sh
 #   leveldb_bench.md             tools/leveldb_bench, sequential and random keys
 #   large_filter.md              tools/large_filter, 50M keys
