@@ -12,9 +12,10 @@
 #      with tests/tsan.supp, the race tests left out (build-tsan/)
 #   4. every test again against RocksDB 9.7.4 built from source
 #      (tools/rocksdb_source.sh, cached outside the clone: about 14 minutes
-#      the first time, 12 of library and 2 of tools, seconds after), libsstfilter.so linked to its shared
-#      library, then the options and consumer tests against its static
-#      library (build-rocksdb9.7.4-static/); plus that build's db_bench and
+#      the first time, 12 of library and 2 of tools, seconds after),
+#      libsstfilter.so linked to its shared library, then the options and
+#      consumer tests against its static library
+#      (build-rocksdb9.7.4-static/); plus that build's db_bench and
 #      db_stress with sstfilter in-tree: db_stress crash rounds over our
 #      filters, and DBs crossing between 7.8.3 and 9.7.4
 #      (build-rocksdb9.7.4/). `--rocksdb none` skips this step.
