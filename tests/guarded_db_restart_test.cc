@@ -4,7 +4,9 @@
 
 #include <rocksdb/sst_file_writer.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "guard_test_util.h"
@@ -109,6 +111,145 @@ TEST_F(GuardedDBRestartTest, IngestionWithoutTheGuardForcesARebuild) {
   GuardStats s = Reopen(2001);
   EXPECT_TRUE(s.rebuilt);
   EXPECT_NE(s.rebuild_reason.find("ingested"), std::string::npos) << s.rebuild_reason;
+}
+
+// Writes made around an open guard, one path each: the next Open rebuilds
+// and finds every key. (Before the guard saved the sequence number it had
+// seen, it saved the DB's latest, which already counted these writes: the
+// next Open loaded a guard that ruled all of them out.)
+struct AroundPath {
+  const char* name;
+  // Writes keys [first, first + n) with the base DB of an open guard.
+  std::function<void(rocksdb::DB* base, int first, int n)> write;
+};
+
+class GuardedDBAroundTest : public GuardedDBRestartTest,
+                            public ::testing::WithParamInterface<AroundPath> {};
+
+TEST_P(GuardedDBAroundTest, WritesAroundAnOpenGuardForceARebuild) {
+  Fill(1000);
+  {
+    auto db = Open();
+    ASSERT_TRUE(db->GetGuardStats().loaded);
+    // Guarded writes before and after: their sequence numbers are seen.
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), KeyAt(1000), "v").ok());
+    GetParam().write(db->GetBaseDB(), 2000, 200);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), KeyAt(1001), "v").ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+  auto db = Open();
+  const GuardStats s = db->GetGuardStats();
+  EXPECT_TRUE(s.rebuilt) << GetParam().name;
+  EXPECT_FALSE(s.loaded);
+  EXPECT_NE(s.rebuild_reason.find("without the guard"), std::string::npos) << s.rebuild_reason;
+  EXPECT_EQ(ExpectAllKeysFound(db.get()), 1202u);
+  std::string v;
+  for (int i = 2000; i < 2200; ++i) {
+    EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), KeyAt(i), &v).ok()) << GetParam().name << " " << i;
+  }
+  ASSERT_TRUE(db->Close().ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Paths, GuardedDBAroundTest,
+    ::testing::Values(
+        AroundPath{"Put",
+                   [](rocksdb::DB* base, int first, int n) {
+                     for (int i = first; i < first + n; ++i) {
+                       ASSERT_TRUE(base->Put(rocksdb::WriteOptions(), KeyAt(i), "v").ok());
+                     }
+                   }},
+        AroundPath{"Merge",
+                   [](rocksdb::DB* base, int first, int n) {
+                     for (int i = first; i < first + n; ++i) {
+                       ASSERT_TRUE(base->Merge(rocksdb::WriteOptions(), KeyAt(i), "m").ok());
+                     }
+                   }},
+        AroundPath{"WriteBatch",
+                   [](rocksdb::DB* base, int first, int n) {
+                     rocksdb::WriteBatch batch;
+                     for (int i = first; i < first + n; ++i) ASSERT_TRUE(batch.Put(KeyAt(i), "v").ok());
+                     ASSERT_TRUE(base->Write(rocksdb::WriteOptions(), &batch).ok());
+                   }},
+        // Overlaps the memtable's keys, so RocksDB gives it a sequence number.
+        AroundPath{"IngestOverlapping",
+                   [](rocksdb::DB* base, int first, int n) {
+                     ASSERT_TRUE(base->Put(rocksdb::WriteOptions(), KeyAt(first), "old").ok());
+                     const std::string sst = base->GetName() + "/../around-" +
+                                             std::to_string(getpid()) + ".sst";
+                     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), base->GetOptions());
+                     ASSERT_TRUE(writer.Open(sst).ok());
+                     std::vector<std::string> keys;
+                     for (int i = first; i < first + n; ++i) keys.push_back(KeyAt(i));
+                     std::sort(keys.begin(), keys.end());
+                     for (const auto& k : keys) ASSERT_TRUE(writer.Put(k, "v").ok());
+                     ASSERT_TRUE(writer.Finish().ok());
+                     const auto seq = base->GetLatestSequenceNumber();
+                     ASSERT_TRUE(base->IngestExternalFile({sst}, {}).ok());
+                     EXPECT_GT(base->GetLatestSequenceNumber(), seq);
+                     std::remove(sst.c_str());
+                   }}),
+    [](const ::testing::TestParamInfo<AroundPath>& info) { return info.param.name; });
+
+// The same paths through the guard are counted: the next Open loads.
+TEST_F(GuardedDBRestartTest, EveryGuardedWritePathStillLoads) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, options_}, {"unguarded", options_}};
+  GuardOptions guard = CheckedGuard();
+  guard.column_families = {rocksdb::kDefaultColumnFamilyName};
+  for (int round = 0; round < 2; ++round) {
+    std::vector<rocksdb::ColumnFamilyHandle*> h;
+    std::unique_ptr<GuardedDB> db;
+    ASSERT_TRUE(GuardedDB::Open(options_, guard, dir_.path(), families, &h, &db).ok());
+    EXPECT_EQ(db->GetGuardStats().loaded, round == 1);
+    EXPECT_EQ(db->GetGuardStats().rebuilt, round == 0) << db->GetGuardStats().rebuild_reason;
+    const rocksdb::WriteOptions wo;
+    const int base = round * 100;
+    for (auto* cf : h) {
+      ASSERT_TRUE(db->Put(wo, cf, KeyAt(base), "v").ok());
+      ASSERT_TRUE(db->Merge(wo, cf, KeyAt(base + 1), "m").ok());
+      ASSERT_TRUE(db->Put(wo, cf, KeyAt(base + 2), "v").ok());
+      ASSERT_TRUE(db->Delete(wo, cf, KeyAt(base + 2)).ok());
+      ASSERT_TRUE(db->Put(wo, cf, KeyAt(base + 3), "v").ok());
+      ASSERT_TRUE(db->SingleDelete(wo, cf, KeyAt(base + 3)).ok());
+      ASSERT_TRUE(db->DeleteRange(wo, cf, KeyAt(base + 90), KeyAt(base + 99)).ok());
+      rocksdb::WriteBatch batch;
+      ASSERT_TRUE(batch.Put(cf, KeyAt(base + 4), "v").ok());
+      ASSERT_TRUE(batch.Delete(cf, KeyAt(base + 5)).ok());
+      ASSERT_TRUE(batch.Merge(cf, KeyAt(base + 6), "m").ok());
+      ASSERT_TRUE(batch.DeleteRange(cf, KeyAt(base + 80), KeyAt(base + 89)).ok());
+      ASSERT_TRUE(batch.PutLogData("not a record").ok());
+      ASSERT_TRUE(db->Write(wo, &batch).ok());
+      rocksdb::WriteBatch empty;
+      ASSERT_TRUE(db->Write(wo, &empty).ok());
+    }
+    EXPECT_EQ(ExpectAllKeysFound(db.get(), h[0]), 4u * (round + 1));
+    for (auto* cf : h) ASSERT_TRUE(db->DestroyColumnFamilyHandle(cf).ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+}
+
+// An ingestion RocksDB gives a sequence number cannot be told from a write
+// around the guard: even through the guard, the next Open rebuilds.
+TEST_F(GuardedDBRestartTest, IngestionWithASequenceNumberRebuildsNextOpen) {
+  Fill(500);
+  const std::string sst = dir_.path() + "/../guarded-ingest-" + std::to_string(getpid()) + ".sst";
+  {
+    auto db = Open();
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "zzz-1", "old").ok());  // in the memtable
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options_);
+    ASSERT_TRUE(writer.Open(sst).ok());
+    ASSERT_TRUE(writer.Put("zzz-1", "v").ok());
+    ASSERT_TRUE(writer.Put("zzz-2", "v").ok());
+    ASSERT_TRUE(writer.Finish().ok());
+    const auto seq = db->GetLatestSequenceNumber();
+    ASSERT_TRUE(db->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
+    ASSERT_GT(db->GetLatestSequenceNumber(), seq);
+    ASSERT_TRUE(db->Close().ok());
+  }
+  std::remove(sst.c_str());
+  GuardStats s = Reopen(502);
+  EXPECT_TRUE(s.rebuilt);
 }
 
 TEST_F(GuardedDBRestartTest, DamagedTruncatedOrForeignFilesAreRebuilt) {

@@ -14,7 +14,7 @@
 namespace sstfilter {
 
 struct GuardFileContents {
-  uint64_t sequence = 0;           // DB::GetLatestSequenceNumber() at save
+  uint64_t sequence = 0;           // the sequence number the guard has seen
   std::string db_identity;         // DB::GetDbIdentity()
   std::vector<uint64_t> sst_files; // live SST file numbers at save, sorted
   struct Family {

@@ -83,12 +83,26 @@ struct GuardedDB::Impl {
   void CountRuledOut(uint64_t n);
   uint64_t RuledOut() const;
 
+  // Restart bookkeeping. Every write through GuardedDB that succeeded adds
+  // the sequence numbers it consumed (one per WriteBatch record), so that
+  // SeenSequence() is the DB's sequence number as far as the guard has seen
+  // it. Close saves that, not the DB's latest: a write made around the
+  // guard leaves the DB ahead of it, and the next Open rebuilds. A path that
+  // counts too little only costs a rebuild; none may count too much.
+  void set_open_sequence(uint64_t s) { open_sequence_ = s; }
+  void CountSequences(uint64_t n) { consumed_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t SeenSequence() const {
+    return open_sequence_ + consumed_.load(std::memory_order_relaxed);
+  }
+
   const GuardOptions options;
   const std::string guard_file;
   KeyLocks locks;
   GuardStats open_stats;  // loaded/rebuilt, set once by Open
 
  private:
+  uint64_t open_sequence_ = 0;
+  std::atomic<uint64_t> consumed_{0};
   std::atomic<const Table*> table_;
   std::mutex admin_mu_;  // changes of the table
   std::vector<std::unique_ptr<const Table>> tables_;

@@ -182,7 +182,9 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
 
 rocksdb::Status SaveGuards(rocksdb::DB* db, GuardedDB::Impl* impl) {
   GuardFileContents c;
-  c.sequence = db->GetLatestSequenceNumber();
+  // What the guard saw: behind the DB's latest after any write around it,
+  // which makes the next Open rebuild.
+  c.sequence = impl->SeenSequence();
   rocksdb::Status s = db->GetDbIdentity(c.db_identity);
   if (!s.ok()) return s;
   c.sst_files = LiveSstFiles(db);

@@ -64,6 +64,8 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
   rocksdb::Status s = rocksdb::DB::Open(options, path, families, handles, &raw);
   if (!s.ok()) return s;
   std::unique_ptr<GuardedDB> out(new GuardedDB(raw, std::make_unique<Impl>(guard, path)));
+  // Nothing can write until Open returns: the guard starts level with the DB.
+  out->impl_->set_open_sequence(raw->GetLatestSequenceNumber());
   s = LoadOrRebuildGuards(raw, out->impl_.get(), *handles);
   if (!s.ok()) {
     for (rocksdb::ColumnFamilyHandle* h : *handles) raw->DestroyColumnFamilyHandle(h);

@@ -9,6 +9,12 @@
 //      inserted in 2): erase that copy, AFTER the delete is visible.
 // Every key the DB holds owns exactly one copy in the guard, so erases never
 // remove another key's fingerprint and overwrites add nothing.
+//
+// Every write that succeeded counts the sequence numbers it consumed
+// (Impl::CountSequences): one per record, the WriteBatch's Count(). An
+// ingestion or import counts none, since the guard cannot tell the number
+// RocksDB may assign it from a write made around the guard meanwhile: one
+// that took a sequence number makes the next Open rebuild.
 
 #include <sstfilter/guarded_db.h>
 
@@ -64,6 +70,13 @@ Status UnguardedOnly(const GuardedDB::Impl& impl, rocksdb::ColumnFamilyHandle* c
                               "family");
 }
 
+// The status of a write of `records` records, which consumed that many
+// sequence numbers if it succeeded.
+Status Counted(GuardedDB::Impl* impl, uint64_t records, Status s) {
+  if (s.ok()) impl->CountSequences(records);
+  return s;
+}
+
 // Steps 1-4 for one key of `cf`. An unguarded family, or a guard switched
 // off, has nothing to keep: the write alone.
 template <typename Write>
@@ -72,7 +85,7 @@ Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHan
   GuardFamily* g = nullptr;
   const Status found = FindGuard(*impl, cf->GetID(), &g);
   if (!found.ok()) return found;
-  if (g == nullptr || !g->enabled()) return write();
+  if (g == nullptr || !g->enabled()) return Counted(impl, 1, write());
   rocksdb::ColumnFamilyHandle* h = g->handle();
   if (h == nullptr) return NoHandle(*g);
   const uint64_t hash = KeyHash(key);
@@ -83,9 +96,9 @@ Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHan
   const bool held = g->MayContainHash(hash) && DbHolds(db, h, key);
   if (put) {
     if (!held) g->InsertHash(hash);
-    return write();
+    return Counted(impl, 1, write());
   }
-  const Status s = write();
+  const Status s = Counted(impl, 1, write());
   if (s.ok() && held) g->EraseHash(hash);
   return s;
 }
@@ -101,12 +114,13 @@ struct KeyOp {
 };
 
 // Steps 1-4 for many keys: their stripes locked (StripeGuard) for the
-// whole write. A key's final state is its last record's (a later DeleteRange may
-// remove it too: then it stays in the guard, stale).
+// whole write of `records` records. A key's final state is its last
+// record's (a later DeleteRange may remove it too: then it stays in the
+// guard, stale).
 template <typename Write>
 Status WriteMany(rocksdb::DB* db, GuardedDB::Impl* impl, std::vector<KeyOp> ops,
-                 const Write& write) {
-  if (ops.empty()) return write();
+                 uint64_t records, const Write& write) {
+  if (ops.empty()) return Counted(impl, records, write());
   std::sort(ops.begin(), ops.end(), [](const KeyOp& a, const KeyOp& b) {
     if (a.guard->id() != b.guard->id()) return a.guard->id() < b.guard->id();
     if (a.key != b.key) return a.key < b.key;
@@ -140,7 +154,7 @@ Status WriteMany(rocksdb::DB* db, GuardedDB::Impl* impl, std::vector<KeyOp> ops,
     if (k.any_put && !held) g->InsertHash(k.op->hash);
     k.owns = held || k.any_put;
   }
-  const Status s = write();
+  const Status s = Counted(impl, records, write());
   if (s.ok()) {
     for (const Key& k : keys) {
       if (k.owns && !k.op->put && !k.op->keep) k.op->guard->EraseHash(k.op->hash);
@@ -228,7 +242,8 @@ Status GuardedDB::PutEntity(const rocksdb::WriteOptions& o, const Slice& key,
       ops.push_back({g, key.ToString(), KeyHash(key), true, false, 0});
     }
   }
-  return WriteMany(db_, impl_.get(), std::move(ops),
+  // One PutEntity record per group.
+  return WriteMany(db_, impl_.get(), std::move(ops), groups.size(),
                    [&] { return db_->PutEntity(o, key, groups); });
 }
 #endif
@@ -252,7 +267,7 @@ Status GuardedDB::SingleDelete(const rocksdb::WriteOptions& o, rocksdb::ColumnFa
   GuardFamily* g = nullptr;
   const Status found = FindGuard(*impl_, cf->GetID(), &g);
   if (!found.ok()) return found;
-  if (g == nullptr) return db_->SingleDelete(o, cf, key);
+  if (g == nullptr) return Counted(impl_.get(), 1, db_->SingleDelete(o, cf, key));
   return WriteOne(db_, impl_.get(), cf, key, false, [&] { return db_->Delete(o, cf, key); });
 }
 
@@ -261,33 +276,39 @@ Status GuardedDB::SingleDelete(const rocksdb::WriteOptions& o, rocksdb::ColumnFa
 Status GuardedDB::Put(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                       const Slice& key, const Slice& ts, const Slice& value) {
   const Status s = UnguardedOnly(*impl_, cf);
-  return s.ok() ? db_->Put(o, cf, key, ts, value) : s;
+  return s.ok() ? Counted(impl_.get(), 1, db_->Put(o, cf, key, ts, value)) : s;
 }
 
 Status GuardedDB::Merge(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                         const Slice& key, const Slice& ts, const Slice& value) {
   const Status s = UnguardedOnly(*impl_, cf);
-  return s.ok() ? db_->Merge(o, cf, key, ts, value) : s;
+  return s.ok() ? Counted(impl_.get(), 1, db_->Merge(o, cf, key, ts, value)) : s;
 }
 
 Status GuardedDB::Delete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                          const Slice& key, const Slice& ts) {
   const Status s = UnguardedOnly(*impl_, cf);
-  return s.ok() ? db_->Delete(o, cf, key, ts) : s;
+  return s.ok() ? Counted(impl_.get(), 1, db_->Delete(o, cf, key, ts)) : s;
 }
 
 Status GuardedDB::SingleDelete(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
                                const Slice& key, const Slice& ts) {
   const Status s = UnguardedOnly(*impl_, cf);
-  return s.ok() ? db_->SingleDelete(o, cf, key, ts) : s;
+  return s.ok() ? Counted(impl_.get(), 1, db_->SingleDelete(o, cf, key, ts)) : s;
 }
 
 Status GuardedDB::Write(const rocksdb::WriteOptions& o, rocksdb::WriteBatch* updates) {
   Collector collector(*impl_);
   Status s = updates->Iterate(&collector);
   if (!s.ok()) return s;
-  return WriteMany(db_, impl_.get(), std::move(collector.ops),
+  return WriteMany(db_, impl_.get(), std::move(collector.ops), updates->Count(),
                    [&] { return db_->Write(o, updates); });
+}
+
+// Passed through: the keys it removes stay in the guard, stale.
+Status GuardedDB::DeleteRange(const rocksdb::WriteOptions& o, rocksdb::ColumnFamilyHandle* cf,
+                              const Slice& begin, const Slice& end) {
+  return Counted(impl_.get(), 1, db_->DeleteRange(o, cf, begin, end));
 }
 
 namespace {

@@ -22,22 +22,39 @@
 //   user-defined timestamps on a guarded column family, WriteBatch records
 //   other than Put/Merge/PutEntity/Delete/SingleDelete/DeleteRange/LogData
 //   (blob indexes, 2PC markers), CreateColumnFamilyWithImport into a guarded
-//   family, writes to a column family whose handle was destroyed. Writes
-//   made around it (GetBaseDB(), another process) are NOT followed while it
-//   is open; the next Open detects them through the sequence number and
-//   rebuilds.
-// - If the filter cannot take a key (kFull) the column family's guard
-//   switches itself off (every key "may exist") until the next Open
-//   rebuilds it: slower, never wrong.
+//   family, writes to a column family whose handle was destroyed.
+// - Writes made around it (GetBaseDB(), a plain DB::Open between two
+//   GuardedDB sessions, another process) are NOT followed while it is open:
+//   until the next Open, a guarded read may rule out a key written that
+//   way. The next Open detects them and rebuilds (Restart, below).
+// - If the filter cannot take a key (kFull: DynamicCuckooFilter's size
+//   limits, or no memory) the column family's guard switches itself off
+//   (every key "may exist") until the next Open rebuilds it: slower, never
+//   wrong.
 // - SingleDelete on a guarded family is written as a Delete (a misused
 //   SingleDelete can resurrect an older value the guard forgot); inside a
-//   WriteBatch it is kept as is and its key stays in the guard, stale.
-// - Restart: Close() (or the destructor) saves the guards with the DB's
-//   sequence number, identity and live SST files, checksummed, to
-//   GuardOptions::guard_file. Open loads the file only if all of these match
-//   the DB, and deletes it; otherwise (crash, writes or ingestion without the
-//   guard, damage, a missing family) it rebuilds the guard from a key scan,
-//   reporting progress and keys/s on stderr. docs/format.md has the layout.
+//   WriteBatch it is kept as is and its key stays in the guard, stale. On
+//   an unguarded family it is passed through unchanged.
+// - Column families: with GuardOptions::column_families empty, every family
+//   opened or created through this object is guarded. A family created
+//   around it (GetBaseDB()) is unknown to it: writes to it through this
+//   object are refused (NotSupported), reads go to the DB; the next Open
+//   that names it guards it (rebuilt from a scan).
+// - Restart: Close() (or the destructor) saves the guards to
+//   GuardOptions::guard_file, checksummed, with the DB's identity, its live
+//   SST files and the sequence number the guard has seen: the DB's at Open
+//   plus one per record of every write through this object that succeeded.
+//   Open deletes the file and loads it only if the identity matches, that
+//   sequence number equals the DB's latest, and no SST written by
+//   SstFileWriter has become live since Close. So the next Open rebuilds the
+//   guard from a key scan (progress and keys/s on stderr) after:
+//   - a crash (no file), a damaged or foreign file, a missing family;
+//   - any write around the guard: it consumes a sequence number the guard
+//     did not see;
+//   - an ingestion or import that RocksDB gave a sequence number, through
+//     this object or not (the guard cannot tell that number from a write
+//     around it); one that took none shows as a new ingested SST file.
+//   docs/format.md has the layout.
 // Thread safety: like rocksdb::DB. Close() must not race other calls.
 // Cost: one filter probe per read; a new key's write adds one filter insert;
 // an overwrite or delete of a key the guard may hold adds one DB Get.
@@ -79,11 +96,17 @@ struct GuardStats {
   uint64_t adopted_copies = 0;  // inserts that found their fingerprint pair
                                 // full of stale copies and took one
   uint64_t disabled_families = 0;  // guards switched off until the next Open
-  bool loaded = false;          // Open loaded the saved guard ...
-  bool rebuilt = false;         // ... or rebuilt it from a scan
-  uint64_t rebuilt_keys = 0;
+  // Open decides per guarded family: loaded from the saved guard, or rebuilt
+  // from a scan of that family. Both are true when the saved file was usable
+  // but held no valid filter for some family (created since, say): those
+  // families were rebuilt, the others loaded. A rebuild of the whole DB
+  // (the file missing or not matching) rebuilds every guarded family.
+  bool loaded = false;
+  bool rebuilt = false;
+  uint64_t rebuilt_keys = 0;    // keys scanned, over the rebuilt families
   double rebuild_seconds = 0;
-  std::string rebuild_reason;   // why the saved guard was not used
+  std::string rebuild_reason;   // why the saved guard was not used (the last
+                                // rebuilt family's reason)
 };
 
 class GuardedDB : public rocksdb::StackableDB {
@@ -176,7 +199,11 @@ class GuardedDB : public rocksdb::StackableDB {
   rocksdb::Status SingleDelete(const rocksdb::WriteOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                const rocksdb::Slice& ts) override;
-  // DeleteRange: passed through; the keys it removes stay in the guard.
+  // Passed through; the keys it removes stay in the guard.
+  using rocksdb::StackableDB::DeleteRange;
+  rocksdb::Status DeleteRange(const rocksdb::WriteOptions& options,
+                              rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& begin,
+                              const rocksdb::Slice& end) override;
   rocksdb::Status Write(const rocksdb::WriteOptions& options,
                         rocksdb::WriteBatch* updates) override;
   using rocksdb::StackableDB::IngestExternalFile;
