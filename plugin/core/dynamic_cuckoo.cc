@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 
 #include "dynamic_cuckoo_rep.h"
 #include "hash.h"
@@ -11,7 +12,7 @@ namespace sstfilter {
 namespace dynamic_cuckoo {
 
 MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
-                      uint64_t previous_buckets) {
+                      uint64_t previous_buckets, LaterMembers later) {
   MemberPlan p;
   p.max_load = index == 0 && options.first_member_max_load > 0 ? options.first_member_max_load
                                                                 : kMaxLoad;
@@ -44,12 +45,23 @@ MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
              static_cast<double>(max_keys)) {
     ++doublings;
   }
+  if (index > 0 && later == LaterMembers::kAtLeastLater) {
+    doublings = std::max(doublings, kLaterMemberDoublings);
+  }
   if (l_min + doublings > 32) doublings = 32 - l_min;
   p.max_level = doublings;
   p.fp_bits0 = l_min + doublings;
   p.stable_bits = l_min < DynamicCuckooTable::kMaxStableBits ? l_min
                                                              : DynamicCuckooTable::kMaxStableBits;
   return p;
+}
+
+bool LaterRulesAgree(const DynamicCuckooOptions& options) {
+  // Member 1's plan is where the rules can first differ; later members
+  // differ exactly when it does.
+  const uint64_t b = PlanMember(options, 0, 0, LaterMembers::kPlannedOnly).base_buckets;
+  return PlanMember(options, 1, b, LaterMembers::kPlannedOnly).max_level ==
+         PlanMember(options, 1, b, LaterMembers::kAtLeastLater).max_level;
 }
 
 uint64_t ZeroCapacityFor(uint64_t buckets, unsigned fp_bits) {
@@ -106,14 +118,32 @@ const char* DynamicStatusName(DynamicStatus s) {
   return "Unknown";
 }
 
+namespace {
+
+// A new table, or null when the system has no memory for it.
+std::unique_ptr<DynamicCuckooTable> NewTable(uint64_t base_buckets, unsigned level,
+                                             unsigned fp_bits, unsigned stable_bits,
+                                             uint64_t zero_capacity) {
+  if (!dynamic_cuckoo::WithinMaxBuckets(base_buckets, level)) return nullptr;
+  try {
+    return std::make_unique<DynamicCuckooTable>(base_buckets, level, fp_bits, stable_bits,
+                                                zero_capacity);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
 DynamicStatus DynamicCuckooFilter::Rep::AddMember() {
   const uint32_t n = num_members.load(std::memory_order_relaxed);
   if (n >= kMaxMembers) return DynamicStatus::kFull;
-  const dynamic_cuckoo::MemberPlan plan =
-      dynamic_cuckoo::PlanMember(options, n, n == 0 ? 0 : current.back()->num_buckets());
-  owned.push_back(std::make_unique<DynamicCuckooTable>(
-      plan.base_buckets, 0, plan.fp_bits0, plan.stable_bits,
-      dynamic_cuckoo::ZeroCapacityFor(plan.base_buckets, plan.fp_bits0)));
+  const dynamic_cuckoo::MemberPlan plan = dynamic_cuckoo::PlanMember(
+      options, n, n == 0 ? 0 : current.back()->num_buckets(), later);
+  auto table = NewTable(plan.base_buckets, 0, plan.fp_bits0, plan.stable_bits,
+                        dynamic_cuckoo::ZeroCapacityFor(plan.base_buckets, plan.fp_bits0));
+  if (table == nullptr) return DynamicStatus::kFull;
+  owned.push_back(std::move(table));
   plans.push_back(plan);
   current.push_back(owned.back().get());
   published[n].store(owned.back().get(), std::memory_order_release);
@@ -138,8 +168,9 @@ DynamicStatus DynamicCuckooFilter::Rep::Grow() {
       dynamic_cuckoo::ZeroCapacityFor(2 * old->num_buckets(), old->fp_bits() - 1),
       4 * old->zero_entries());
   for (;;) {
-    auto bigger = std::make_unique<DynamicCuckooTable>(
-        old->base_buckets(), old->level() + 1, old->fp_bits() - 1, old->stable_bits(), zero_cap);
+    auto bigger = NewTable(old->base_buckets(), old->level() + 1, old->fp_bits() - 1,
+                           old->stable_bits(), zero_cap);
+    if (bigger == nullptr) return DynamicStatus::kFull;
     if (old->DoubleInto(bigger.get())) {
       owned.push_back(std::move(bigger));
       Publish(j, owned.back().get());
@@ -323,6 +354,10 @@ void DynamicCuckooFilter::InsertBatch(const std::string_view* keys, size_t n,
 
 uint64_t DynamicCuckooFilter::Size() const {
   return rep_->size.load(std::memory_order_relaxed);
+}
+
+uint32_t DynamicCuckooFilter::Members() const {
+  return rep_->num_members.load(std::memory_order_acquire);
 }
 
 size_t DynamicCuckooFilter::MemoryBytes() const {

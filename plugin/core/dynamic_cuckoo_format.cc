@@ -22,11 +22,68 @@ constexpr char kMagic[4] = {'S', 'F', 'D', 'C'};
 // Version 1: the standard member schedule. Version 2: the same, the header
 // followed by the first member's FPR share and load limit (options that
 // version 1 cannot state; written only when one of them is set).
+// Versions 3 and 4: as 1 and 2, with later members planning at least
+// kLaterMemberDoublings doublings (LaterMembers::kAtLeastLater); written
+// only for options where that plans otherwise than versions 1 and 2 do, so
+// every other filter's bytes are unchanged. A filter loaded from version 1
+// or 2 keeps that version's schedule.
 constexpr uint8_t kVersion = 1;
 constexpr uint8_t kVersionFirstMember = 2;
+constexpr uint8_t kVersionLater = 3;
+constexpr uint8_t kVersionLaterFirstMember = 4;
 constexpr size_t kHeaderBytes = 48;
 constexpr size_t kFirstMemberBytes = 16;
 constexpr size_t kMemberHeaderBytes = 40;
+
+// A member's shape as the schedule allows it, checked against its header
+// and the bytes left, before anything is allocated.
+struct MemberShape {
+  unsigned level;
+  uint64_t words;
+  uint64_t zero_cap;
+};
+
+// Walks the members' headers and sizes (a copy of the reader), checking each
+// against the schedule and the input's length. Allocates nothing.
+bool CheckShapes(ByteReader c, const DynamicCuckooOptions& options,
+                 dynamic_cuckoo::LaterMembers later, uint32_t members,
+                 std::vector<MemberShape>* shapes) {
+  uint64_t previous_buckets = 0;
+  for (uint32_t j = 0; j < members; ++j) {
+    const dynamic_cuckoo::MemberPlan plan =
+        dynamic_cuckoo::PlanMember(options, j, previous_buckets, later);
+    const char* mh;
+    if (!c.Take(kMemberHeaderBytes, &mh)) return false;
+    const unsigned level = static_cast<uint8_t>(mh[8]);
+    const uint64_t zero_cap = DecodeFixed64(mh + 24);
+    // Only what the plan allows: the base, a level within the plan (the
+    // last level for all but the newest member), the fingerprint length
+    // that level has; a zero set Save could write.
+    if (DecodeFixed64(mh) != plan.base_buckets || level > plan.max_level ||
+        (j + 1 < members && level != plan.max_level) ||
+        static_cast<uint8_t>(mh[9]) != plan.fp_bits0 - level ||
+        static_cast<uint8_t>(mh[10]) != plan.stable_bits || zero_cap < 16 ||
+        (zero_cap & (zero_cap - 1)) != 0) {
+      return false;
+    }
+    for (int k = 11; k < 16; ++k) {
+      if (mh[k] != 0) return false;
+    }
+    // The table's words and zero cells must all be in the input.
+    const uint64_t left = c.left() / 8;
+    if (!dynamic_cuckoo::WithinMaxBuckets(plan.base_buckets, level) || zero_cap > left) {
+      return false;
+    }
+    const unsigned l = plan.fp_bits0 - level;
+    const uint64_t words = ((plan.base_buckets << level) * DynamicCuckooTable::kSlots * l + 63) / 64;
+    if (words > left - zero_cap) return false;
+    const char* skip;
+    c.Take(8 * (words + zero_cap), &skip);
+    shapes->push_back({level, words, zero_cap});
+    previous_buckets = plan.base_buckets << level;
+  }
+  return true;
+}
 
 uint64_t DoubleBits(double d) {
   uint64_t u;
@@ -47,8 +104,12 @@ void DynamicCuckooFilter::Save(std::string* out) const {
   const size_t begin = out->size();
   const bool first_member = r.options.first_member_fpr_share != 0 ||
                             r.options.first_member_max_load != 0;
+  const bool later = r.later == dynamic_cuckoo::LaterMembers::kAtLeastLater &&
+                     !dynamic_cuckoo::LaterRulesAgree(r.options);
+  const uint8_t version = later ? (first_member ? kVersionLaterFirstMember : kVersionLater)
+                                : (first_member ? kVersionFirstMember : kVersion);
   out->append(kMagic, 4);
-  out->push_back(static_cast<char>(first_member ? kVersionFirstMember : kVersion));
+  out->push_back(static_cast<char>(version));
   out->push_back(static_cast<char>(r.options.checked ? 1 : 0));
   out->append(2, '\0');
   PutFixed64(out, DoubleBits(r.options.target_fpr));
@@ -96,9 +157,14 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   const char* h;
   c.Take(kHeaderBytes, &h);
   const uint8_t version = static_cast<uint8_t>(h[4]);
-  if (std::memcmp(h, kMagic, 4) != 0 || (version != kVersion && version != kVersionFirstMember)) {
+  if (std::memcmp(h, kMagic, 4) != 0 || version < kVersion || version > kVersionLaterFirstMember) {
     return kCorrupt;
   }
+  const bool first_member_version =
+      version == kVersionFirstMember || version == kVersionLaterFirstMember;
+  const dynamic_cuckoo::LaterMembers later = version >= kVersionLater
+                                                 ? dynamic_cuckoo::LaterMembers::kAtLeastLater
+                                                 : dynamic_cuckoo::LaterMembers::kPlannedOnly;
   const uint8_t flags = static_cast<uint8_t>(h[5]);
   if ((flags & ~1u) != 0 || h[6] != 0 || h[7] != 0) return kCorrupt;
   DynamicCuckooOptions options;
@@ -110,7 +176,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   const uint32_t members = DecodeFixed32(h + 40);
   if (DecodeFixed32(h + 44) != 0) return kCorrupt;
   if (members < 1 || members > dynamic_cuckoo::kMaxMembers) return kCorrupt;
-  if (version == kVersionFirstMember) {
+  if (first_member_version) {
     const char* fm;
     if (!c.Take(kFirstMemberBytes, &fm)) return kCorrupt;
     options.first_member_fpr_share = BitsDouble(DecodeFixed64(fm));
@@ -120,34 +186,31 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
       return kCorrupt;
     }
   }
+  // Create's checks, before the schedule is computed from the options.
+  if (!(options.target_fpr > 0.0 && options.target_fpr < 0.5) ||
+      options.initial_capacity == 0 || options.initial_capacity > (1ULL << 40) ||
+      options.expected_max_keys > (1ULL << 40)) {
+    return kCorrupt;
+  }
+  // Versions 3 and 4 are written only where the rules differ.
+  if (version >= kVersionLater && dynamic_cuckoo::LaterRulesAgree(options)) return kCorrupt;
+  // Every size field against the schedule and the input's length, before
+  // anything is allocated.
+  std::vector<MemberShape> shapes;
+  if (!CheckShapes(c, options, later, members, &shapes)) return kCorrupt;
   std::unique_ptr<DynamicCuckooFilter> f;
   if (Create(options, &f) != DynamicStatus::kOk) return kCorrupt;
   Rep& r = *f->rep_;
+  r.later = later;
   uint64_t total_entries = 0;
   for (uint32_t j = 0; j < members; ++j) {
     if (j > 0 && r.AddMember() != DynamicStatus::kOk) return kCorrupt;
     const dynamic_cuckoo::MemberPlan& plan = r.plans[j];
     const char* mh;
-    if (!c.Take(kMemberHeaderBytes, &mh)) return kCorrupt;
-    const unsigned level = static_cast<uint8_t>(mh[8]);
-    const uint64_t zero_cap = DecodeFixed64(mh + 24);
-    // Only what the plan allows: the base, a level within the plan (the
-    // last level for all but the newest member), the fingerprint length
-    // that level has; a zero set Save could write.
-    if (DecodeFixed64(mh) != plan.base_buckets || level > plan.max_level ||
-        (j + 1 < members && level != plan.max_level) ||
-        static_cast<uint8_t>(mh[9]) != plan.fp_bits0 - level ||
-        static_cast<uint8_t>(mh[10]) != plan.stable_bits || zero_cap < 16 ||
-        (zero_cap & (zero_cap - 1)) != 0) {
-      return kCorrupt;
-    }
-    for (int k = 11; k < 16; ++k) {
-      if (mh[k] != 0) return kCorrupt;
-    }
+    if (!c.Take(kMemberHeaderBytes, &mh)) return kCorrupt;  // (checked above)
+    const unsigned level = shapes[j].level;
+    const uint64_t zero_cap = shapes[j].zero_cap;
     const unsigned l = plan.fp_bits0 - level;
-    const uint64_t words = ((plan.base_buckets << level) * DynamicCuckooTable::kSlots * l + 63) / 64;
-    // The bytes must be there before anything that size is allocated.
-    if (c.left() / 8 < words || c.left() / 8 - words < zero_cap) return kCorrupt;
     DynamicCuckooTable* m = r.current[j];
     if (level > 0 || zero_cap != m->zero_capacity()) {
       // The table Create/AddMember made has another shape: replace it.

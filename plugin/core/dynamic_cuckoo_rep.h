@@ -45,6 +45,23 @@ constexpr double kMaxLoad = 0.95;
 constexpr uint64_t kMinBaseBuckets = 128;
 // Doublings a member is planned for when options.expected_max_keys is 0.
 constexpr unsigned kDefaultDoublings = 17;
+// Doublings every member after the first plans at least, so that members
+// grow 16x each, however few the first member planned: a filter that
+// outgrows its plan by a factor G has about 1 + log16(G) members. (With
+// expected_max_keys = initial_capacity the first member plans none.)
+constexpr unsigned kLaterMemberDoublings = 4;
+// The filter never plans tables of more than 2^39 buckets (2^41 slots):
+// an insert that would need one returns kFull.
+constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
+// Whether base * 2^level buckets are within kMaxBuckets (no overflow).
+inline bool WithinMaxBuckets(uint64_t base, unsigned level) {
+  return level < 40 && base <= (kMaxBuckets >> level);
+}
+
+// Which doublings later members plan: kPlannedOnly, the first member's
+// count (format versions 1 and 2, kept so that their files load as they
+// were saved), or kAtLeastLater, at least kLaterMemberDoublings.
+enum class LaterMembers { kPlannedOnly, kAtLeastLater };
 
 // Deterministic member plan from the options and the previous member's
 // last bucket count (0 for member 0): Load checks stored members against it.
@@ -56,7 +73,9 @@ struct MemberPlan {
   double max_load;        // entries / slots at which the member grows
 };
 MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
-                      uint64_t previous_buckets);
+                      uint64_t previous_buckets, LaterMembers later);
+// Whether the two LaterMembers rules plan these options alike.
+bool LaterRulesAgree(const DynamicCuckooOptions& options);
 uint64_t ZeroCapacityFor(uint64_t buckets, unsigned fp_bits);
 
 // Model FPR of one table: each occupied slot of the probed pair matches with
@@ -67,6 +86,7 @@ double TableFpr(const DynamicCuckooTable& t);
 
 struct DynamicCuckooFilter::Rep {
   DynamicCuckooOptions options;
+  dynamic_cuckoo::LaterMembers later = dynamic_cuckoo::LaterMembers::kAtLeastLater;
   // Every table ever made, current and retired (writer); readers go
   // through `published`, the current table of each member.
   std::vector<std::unique_ptr<DynamicCuckooTable>> owned;
@@ -83,8 +103,11 @@ struct DynamicCuckooFilter::Rep {
   // checked mode: exact multiset of inserted hashes (writer only).
   std::unordered_map<uint64_t, uint32_t> exact;
 
+  // kFull past kMaxMembers or kMaxBuckets, or when the table cannot be
+  // allocated; nothing changed then.
   DynamicStatus AddMember();
-  // Makes room in the newest member: doubles it, or starts a new member.
+  // Makes room in the newest member: doubles it, or starts a new member
+  // (kFull as AddMember).
   DynamicStatus Grow();
   // Publishes `t` as member j's table (seqlock odd around the swap).
   void Publish(unsigned j, DynamicCuckooTable* t);

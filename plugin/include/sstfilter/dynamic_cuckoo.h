@@ -17,8 +17,16 @@
 //   starts log2(expected_max_keys / initial_capacity) bits above what the
 //   target needs and loses one bit per doubling; load is 47-95%. At 0.1%
 //   that is 1.2x to 4x the static cuckoo filter's bits/key (measured:
-//   docs/results/dynamic_cuckoo.md). A filter that never grows
-//   (expected_max_keys = initial_capacity) carries no spare bits.
+//   docs/results/dynamic_cuckoo.md). A filter planned not to grow
+//   (expected_max_keys = initial_capacity) carries no spare bits until it
+//   outgrows that plan.
+// - Limits: growth never stops short of memory. Past expected_max_keys the
+//   filter adds a member (a table a lookup also probes), and every member
+//   after the first plans at least 4 doublings of its own (16x growth, 4
+//   spare fingerprint bits at its start): a filter that outgrows its plan
+//   by a factor G probes about 1 + log16(G) tables. Insert returns kFull
+//   only when the next table would exceed 2^41 slots or the system cannot
+//   map it.
 // - Memory: tables are anonymous mappings; a replaced table's memory is
 //   returned to the system at once, its address range only when the filter
 //   is destroyed.
@@ -37,8 +45,10 @@ enum class DynamicStatus {
                      // maximum number of copies; nothing changed, the key matches.
   kNotFound,         // Erase in checked mode: the key was never inserted (or already
                      // fully erased); nothing changed.
-  kFull,             // Insert could not place even after growth (e.g. memory cap);
-                     // nothing changed, every earlier key still matches.
+  kFull,             // Insert: the table growth needs is past the size limit (2^41
+                     // slots) or could not be mapped (no memory); Create: the same
+                     // for the first table. Nothing changed, every earlier key
+                     // still matches.
   kCorrupt,          // Load: damaged, truncated or foreign bytes.
   kInvalidArgument,  // bad options.
 };
@@ -49,12 +59,12 @@ struct DynamicCuckooOptions {
   uint64_t initial_capacity = 1024; // keys before the first growth step
   bool checked = false;             // tests: detect Erase of a key not inserted
                                     // (costs memory; never use in production)
-  // Added to the agreed API: the size the filter is planned to reach
-  // (0: initial_capacity * 2^17, about 1,000 -> 131,000,000). Fingerprints
-  // start log2(expected_max_keys / initial_capacity) bits longer than the
-  // target needs, since growth spends one bit per doubling; beyond this
-  // size the filter still grows and keeps the target, at a lookup cost
-  // (a second table probed). At most 2^40.
+  // The size the filter is planned to reach (0: initial_capacity * 2^17,
+  // about 1,000 -> 131,000,000). Fingerprints start
+  // log2(expected_max_keys / initial_capacity) bits longer than the target
+  // needs, since growth spends one bit per doubling; beyond this size the
+  // filter still grows and keeps the target, at a lookup cost (Limits,
+  // above). At most 2^40.
   uint64_t expected_max_keys = 0;
   // The first member (the table the filter starts with, and doubles while
   // doublings are planned): its share of target_fpr and its load limit.
@@ -126,6 +136,9 @@ class DynamicCuckooFilter {
   void PrefetchHash(uint64_t hash) const;
 
   uint64_t Size() const;          // inserted minus erased (counting copies)
+  // Tables a lookup probes: 1 until the filter outgrows expected_max_keys,
+  // then about 1 + log16(keys / expected_max_keys) (see Limits).
+  uint32_t Members() const;
   size_t MemoryBytes() const;     // bytes of filter state (tables)
   double ExpectedFpr() const;     // model FPR at the current size
   void Save(std::string* out) const;  // appends; versioned + checksummed
