@@ -8,7 +8,9 @@ set(SSTFILTER_CORE_SOURCES
   plugin/core/cuckoo_builder.cc
   plugin/core/cuckoo_reader.cc
   plugin/core/cuckoo_table.cc
+  plugin/core/copy_counts.cc
   plugin/core/dynamic_cuckoo.cc
+  plugin/core/dynamic_cuckoo_plan.cc
   plugin/core/dynamic_cuckoo_format.cc
   plugin/core/dynamic_cuckoo_table.cc
   plugin/core/filter.cc

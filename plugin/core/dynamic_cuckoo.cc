@@ -9,81 +9,6 @@
 
 namespace sstfilter {
 
-namespace dynamic_cuckoo {
-
-MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
-                      uint64_t previous_buckets, LaterMembers later) {
-  MemberPlan p;
-  p.max_load = index == 0 && options.first_member_max_load > 0 ? options.first_member_max_load
-                                                                : kMaxLoad;
-  // Member 0 holds initial_capacity at its load limit; a later member
-  // starts as large as the member before it ended.
-  const double first = std::ceil(static_cast<double>(options.initial_capacity) /
-                                 (DynamicCuckooTable::kSlots * p.max_load));
-  p.base_buckets = index == 0 ? static_cast<uint64_t>(first) : previous_buckets;
-  if (p.base_buckets < kMinBaseBuckets) p.base_buckets = kMinBaseBuckets;
-  // FPR budget: target * 6 / (pi^2 (j+1)^2), or with a first-member share s,
-  // s for member 0 and (1 - s) * 6 / (pi^2 j^2) for member j >= 1. The
-  // shortest fingerprint that meets it at the load limit L: 8 L 2^-l (+1%
-  // for the zero set).
-  const double s = options.first_member_fpr_share;
-  const double budget =
-      s <= 0 ? options.target_fpr * 6.0 / (M_PI * M_PI * (index + 1.0) * (index + 1.0))
-      : index == 0 ? options.target_fpr * s
-                   : options.target_fpr * (1 - s) * 6.0 / (M_PI * M_PI * index * index);
-  unsigned l_min = 1;
-  while (l_min < 32 && 2.0 * DynamicCuckooTable::kSlots * p.max_load * 1.01 *
-                               std::ldexp(1.0, -static_cast<int>(l_min)) > budget) {
-    ++l_min;
-  }
-  const uint64_t max_keys = options.expected_max_keys != 0
-                                ? options.expected_max_keys
-                                : options.initial_capacity << kDefaultDoublings;
-  unsigned doublings = 0;
-  while (doublings < 40 &&
-         std::ldexp(static_cast<double>(options.initial_capacity), static_cast<int>(doublings)) <
-             static_cast<double>(max_keys)) {
-    ++doublings;
-  }
-  if (index > 0 && later == LaterMembers::kAtLeastLater) {
-    doublings = std::max(doublings, kLaterMemberDoublings);
-  }
-  if (l_min + doublings > 32) doublings = 32 - l_min;
-  p.max_level = doublings;
-  p.fp_bits0 = l_min + doublings;
-  p.stable_bits = l_min < DynamicCuckooTable::kMaxStableBits ? l_min
-                                                             : DynamicCuckooTable::kMaxStableBits;
-  return p;
-}
-
-bool LaterRulesAgree(const DynamicCuckooOptions& options) {
-  // Member 1's plan is where the rules can first differ; later members
-  // differ exactly when it does.
-  const uint64_t b = PlanMember(options, 0, 0, LaterMembers::kPlannedOnly).base_buckets;
-  return PlanMember(options, 1, b, LaterMembers::kPlannedOnly).max_level ==
-         PlanMember(options, 1, b, LaterMembers::kAtLeastLater).max_level;
-}
-
-uint64_t ZeroCapacityFor(uint64_t buckets, unsigned fp_bits) {
-  // Expected zero-fingerprint entries at the load limit: 4 B 2^-l. Four
-  // times that (the set stays under half full, with room for variance and
-  // erased cells), and at least 16.
-  const double expected = DynamicCuckooTable::kSlots * static_cast<double>(buckets) *
-                          std::ldexp(1.0, -static_cast<int>(fp_bits));
-  return 16 + static_cast<uint64_t>(4.0 * expected);
-}
-
-double TableFpr(const DynamicCuckooTable& t) {
-  const double slots = static_cast<double>(t.num_buckets()) * DynamicCuckooTable::kSlots;
-  const double load = static_cast<double>(t.entries() - t.zero_entries()) / slots;
-  const double p = std::ldexp(1.0, -static_cast<int>(t.fp_bits()));
-  const double zero_hit = std::min(
-      1.0, 2.0 * static_cast<double>(t.zero_entries()) / static_cast<double>(t.num_buckets()));
-  return 1.0 - std::pow(1.0 - p, 2.0 * DynamicCuckooTable::kSlots * load) + p * zero_hit;
-}
-
-}  // namespace dynamic_cuckoo
-
 namespace {
 
 // Calls body(hashes, count, first) for keys[0..n) a group at a time, with
@@ -145,6 +70,7 @@ DynamicStatus DynamicCuckooFilter::Rep::AddMember() {
   if (table == nullptr) return DynamicStatus::kFull;
   owned.push_back(std::move(table));
   plans.push_back(plan);
+  extra.emplace_back();
   current.push_back(owned.back().get());
   published[n].store(owned.back().get(), std::memory_order_release);
   num_members.store(n + 1, std::memory_order_release);
@@ -175,10 +101,47 @@ DynamicStatus DynamicCuckooFilter::Rep::Grow() {
       owned.push_back(std::move(bigger));
       Publish(j, owned.back().get());
       old->Retire();
+      // The extra copies follow their slots: pair q of fingerprint fp
+      // becomes pair 2q + (first bit of fp), fp loses that bit.
+      const uint32_t top = 1U << (old->fp_bits() - 1);
+      CopyCounts moved;
+      for (const CopyCounts::Entry& e : extra[j].Sorted()) {
+        moved.Add(2 * e.a + ((e.b & top) != 0), e.b & (top - 1), e.count);
+      }
+      extra[j] = std::move(moved);
+      UpdateSideBytes();
       return DynamicStatus::kOk;
     }
     zero_cap *= 4;  // the zero set overflowed (improbable): try again larger
   }
+}
+
+void DynamicCuckooFilter::Rep::PlaceCopy(uint64_t hash, DynamicCuckooTable::Probe probe,
+                                         const DynamicCuckooTable::PairSlots* read) {
+  const size_t last = current.size() - 1;
+  DynamicCuckooTable* m = current[last];
+  const double limit = plans[last].max_load * static_cast<double>(m->capacity());
+  const double load = static_cast<double>(m->entries());
+  if (load < limit && m->Insert(probe, &seq, read)) return;
+  // No room, or no path to a free slot (copies pinned to their pairs can
+  // leave none well below the load limit): a member at least kCopyGrowLoad
+  // full grows, as it would for a new key at its limit, and the copy gets a
+  // slot in the doubled table; below that, or if the member was not
+  // doubled, its count goes beside the slot it copies.
+  if (load >= dynamic_cuckoo::kCopyGrowLoad * limit && Grow() == DynamicStatus::kOk &&
+      current[last] != m) {
+    m = current[last];
+    probe = m->ProbeFor(hash);
+    if (m->Insert(probe, &seq)) return;
+  }
+  extra[last].Add(DynamicCuckooTable::PairId(probe), probe.fp);
+  UpdateSideBytes();
+}
+
+void DynamicCuckooFilter::Rep::UpdateSideBytes() {
+  size_t bytes = pending.MemoryBytes();
+  for (const CopyCounts& c : extra) bytes += c.MemoryBytes();
+  side_bytes.store(bytes, std::memory_order_relaxed);
 }
 
 DynamicCuckooFilter::DynamicCuckooFilter() : rep_(new Rep) {}
@@ -217,35 +180,48 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   Rep& r = *rep_;
   DynamicCuckooTable::Probe probes[kMaxMembers];
   const size_t n = r.current.size();
-  for (size_t j = 0; j < n; ++j) {
-    probes[j] = r.current[j]->ProbeFor(hash);
-    r.current[j]->Prefetch(probes[j]);
-  }
-  // The last member's pair, as counted, for its insert.
+  probes[n - 1] = r.current[n - 1]->ProbeFor(hash);
+  r.current[n - 1]->Prefetch(probes[n - 1]);
+  // Copies of the fingerprint in the newest member's pair (the key's own,
+  // or another key's equal fingerprint, which is interchangeable with it):
+  // copies are kept and limited there only. A match in an older member
+  // alone may be another key's fingerprint: counting copies there would
+  // pile unrelated keys onto the few pairs of the small first members, so
+  // the key gets a slot of its own in the newest member, as a first copy.
+  const size_t last = n - 1;
   DynamicCuckooTable::PairSlots last_pair;
-  unsigned copies = 0;
-  for (size_t j = 0; j < n; ++j) {
-    copies += r.current[j]->CountCopies(probes[j], j + 1 == n ? &last_pair : nullptr);
-  }
-  if (copies >= kMaxCopies) return DynamicStatus::kTooManyCopies;
-  // Grow until the entry is placed: a doubling halves the load, so this
-  // ends after one step in all but pathological cases (bounded anyway).
-  bool placed = false;
-  for (int attempt = 0; attempt < 8 && !placed; ++attempt) {
-    DynamicCuckooTable* last = r.current.back();
-    if (static_cast<double>(last->entries()) <
-        r.plans.back().max_load * static_cast<double>(last->capacity())) {
-      // The probe and pair read above, unless a growth step replaced the
-      // table.
-      placed = attempt == 0 ? last->Insert(probes[n - 1], &r.seq, &last_pair)
-                            : last->Insert(last->ProbeFor(hash), &r.seq);
+  const DynamicCuckooTable::Probe& probe = probes[last];
+  unsigned copies = r.current[last]->CountCopies(probe, &last_pair);
+  if (copies != 0) copies += r.extra[last].Get(DynamicCuckooTable::PairId(probe), probe.fp);
+  if (!r.pending.empty() && r.pending.Get(hash, 0) != 0 && ContainsHash(hash)) {
+    // A copy an ambiguous Erase left in place is this key's again.
+    r.pending.Remove(hash, 0);
+    --r.stale;
+    r.UpdateSideBytes();
+  } else if (copies >= kMaxCopies) {
+    return DynamicStatus::kTooManyCopies;
+  } else if (copies != 0) {
+    r.PlaceCopy(hash, probe, &last_pair);
+  } else {
+    // Grow until the entry is placed: a doubling halves the load, so this
+    // ends after one step in all but pathological cases (bounded anyway).
+    bool placed = false;
+    for (int attempt = 0; attempt < 8 && !placed; ++attempt) {
+      DynamicCuckooTable* last = r.current.back();
+      if (static_cast<double>(last->entries()) <
+          r.plans.back().max_load * static_cast<double>(last->capacity())) {
+        // The probe and pair read above, unless a growth step replaced the
+        // table.
+        placed = attempt == 0 ? last->Insert(probes[n - 1], &r.seq, &last_pair)
+                              : last->Insert(last->ProbeFor(hash), &r.seq);
+      }
+      if (!placed) {
+        const DynamicStatus s = r.Grow();
+        if (s != DynamicStatus::kOk) return s;
+      }
     }
-    if (!placed) {
-      const DynamicStatus s = r.Grow();
-      if (s != DynamicStatus::kOk) return s;
-    }
+    if (!placed) return DynamicStatus::kFull;
   }
-  if (!placed) return DynamicStatus::kFull;
   r.size.store(r.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (r.options.checked) ++r.exact[hash];
   return DynamicStatus::kOk;
@@ -261,21 +237,30 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
   // Equal fingerprints in one member's bucket pair are interchangeable, so
   // removing any copy there is safe -- but only in the member that holds the
   // key. Matches in two members leave that unknown: keep both (the key's
-  // entry goes stale, a false-positive cost, never a false negative).
-  DynamicCuckooTable* match = nullptr;
+  // copy goes stale, counted in `pending`: a false-positive cost, never a
+  // false negative).
+  int match = -1;
   unsigned matches = 0;
-  for (DynamicCuckooTable* m : r.current) {
-    if (m->Contains(m->ProbeFor(hash))) {
-      match = m;
+  DynamicCuckooTable::Probe probe{};
+  for (size_t j = 0; j < r.current.size(); ++j) {
+    const DynamicCuckooTable::Probe p = r.current[j]->ProbeFor(hash);
+    if (r.current[j]->Contains(p)) {
+      match = static_cast<int>(j);
+      probe = p;
       ++matches;
     }
   }
   if (matches == 0) return DynamicStatus::kNotFound;  // caller's bug, detected
   if (matches == 1) {
-    match->Erase(match->ProbeFor(hash));
+    // An extra count before a slot: the slot is what lookups read.
+    if (!r.extra[match].Remove(DynamicCuckooTable::PairId(probe), probe.fp)) {
+      r.current[match]->Erase(probe);
+    }
   } else {
+    r.pending.Add(hash, 0);
     ++r.stale;
   }
+  r.UpdateSideBytes();
   r.size.store(r.size.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   return DynamicStatus::kOk;
 }
@@ -362,7 +347,7 @@ uint32_t DynamicCuckooFilter::Members() const {
 
 size_t DynamicCuckooFilter::MemoryBytes() const {
   const uint32_t n = rep_->num_members.load(std::memory_order_acquire);
-  size_t bytes = 0;
+  size_t bytes = rep_->side_bytes.load(std::memory_order_relaxed);
   for (uint32_t j = 0; j < n; ++j) {
     bytes += rep_->published[j].load(std::memory_order_acquire)->MemoryBytes();
   }

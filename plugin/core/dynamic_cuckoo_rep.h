@@ -12,6 +12,19 @@
 // options.first_member_fpr_share s, s for the first and
 // (1 - s) 6 / (pi^2 j^2) for member j >= 1).
 //
+// Copies: a key's copies all live in one member (the newest one already
+// matching it when a copy arrives). A copy takes a free slot of its pair in
+// the newest member below its load limit, never displacing another entry;
+// otherwise it is counted in that member's `extra` ((pair id, fingerprint)
+// -> copies beyond the slots), so that copies never make a table grow or
+// fail. An extra count is nonzero only while the pair holds the
+// fingerprint in a slot (or the zero set), so lookups, which read slots
+// only, still find the key; Erase takes an extra count before a slot.
+// An Erase that matches in several members cannot tell which one holds
+// the key: it leaves the copy in place and counts it in `pending` (key
+// hash -> copies); the next Insert of that key takes it back instead of
+// adding one, so a stale copy never makes kTooManyCopies lie.
+//
 // Readers load the member count, then each member's current table
 // (acquire). A replaced table is retired (its memory returned, its
 // addresses kept mapped until the filter dies), so a reader still holding
@@ -26,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "copy_counts.h"
 #include "dynamic_cuckoo_table.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
@@ -39,6 +53,9 @@ constexpr unsigned kMaxMembers = 48;
 // cuckoo moves of other entries through the pair still succeed.
 constexpr unsigned kMaxCopies = kDynamicCuckooMaxCopies;
 constexpr double kMaxLoad = 0.95;
+// The share of its load limit from which a member grows for a copy it
+// cannot place (Rep::PlaceCopy).
+constexpr double kCopyGrowLoad = 0.75;
 
 // Smallest table base: keeps the tables' independent components (B0
 // buckets each, dynamic_cuckoo_table.h) large enough to fill to ~95%.
@@ -97,9 +114,18 @@ struct DynamicCuckooFilter::Rep {
   // Seqlock: odd while an eviction path is being written.
   std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> size{0};
-  // Entries left in place by an ambiguous Erase (the key matched in more
-  // than one member, so the one holding it is unknown): stale, never wrong.
+  // Per member (index as `current`): copies held beyond slots, by
+  // (PairId, fingerprint).
+  std::vector<CopyCounts> extra;
+  // Copies left in place by an ambiguous Erase (the key matched in more
+  // than one member, so the one holding it is unknown), by key hash:
+  // stale, never wrong; the key's next Insert takes one back.
+  CopyCounts pending;
+  // Sum of pending's counts.
   uint64_t stale = 0;
+  // Bytes of `extra` and `pending` (written by the writer, read by
+  // MemoryBytes from any thread).
+  std::atomic<size_t> side_bytes{0};
   // checked mode: exact multiset of inserted hashes (writer only).
   std::unordered_map<uint64_t, uint32_t> exact;
 
@@ -111,6 +137,12 @@ struct DynamicCuckooFilter::Rep {
   DynamicStatus Grow();
   // Publishes `t` as member j's table (seqlock odd around the swap).
   void Publish(unsigned j, DynamicCuckooTable* t);
+  // Places a copy of `hash` in the newest member, whose pair (`probe`, its
+  // slots `read`, or null) holds the fingerprint already.
+  void PlaceCopy(uint64_t hash, DynamicCuckooTable::Probe probe,
+                 const DynamicCuckooTable::PairSlots* read);
+  // Recomputes side_bytes after a change of `extra` or `pending`.
+  void UpdateSideBytes();
 };
 
 }  // namespace sstfilter

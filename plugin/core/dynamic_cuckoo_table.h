@@ -130,6 +130,11 @@ class DynamicCuckooTable {
   // null to read them here.
   SSTFILTER_ALWAYS_INLINE bool Insert(const Probe& p, std::atomic<uint64_t>* seq,
                                       const PairSlots* read = nullptr) {
+    return PlaceFree(p, read) || (p.fp != 0 && InsertEvicting(p, seq));
+  }
+  // Insert's first step alone: a free slot of the pair (or the zero set),
+  // never moving another entry. False: nothing changed.
+  SSTFILTER_ALWAYS_INLINE bool PlaceFree(const Probe& p, const PairSlots* read = nullptr) {
     if (p.fp == 0) return ZeroAdd(p.i1);
     // The first bucket, unless that takes its last free slot while the second
     // has more: fewer full buckets, so fewer later inserts need the eviction
@@ -155,8 +160,11 @@ class DynamicCuckooTable {
       AddEntries(1);
       return true;
     }
-    return InsertEvicting(p, seq);
+    return false;
   }
+  // The pair's name, the same from either of its buckets: its lower bucket.
+  // A doubling maps pair q of fingerprint fp to 2 q + (first bit of fp).
+  static uint64_t PairId(const Probe& p) { return p.i1 < p.i2 ? p.i1 : p.i2; }
   bool Erase(const Probe& p);
   // Fills `bigger` (empty, level + 1, fp_bits - 1, same base and stable
   // bits) with every entry of this table. False if its zero set is too

@@ -9,8 +9,19 @@
 //   whatever else is inserted or erased (as long as every Erase names a key
 //   that was inserted: see Erase), across growth, Save and Load.
 // - A key may be inserted several times (a multiset): up to
-//   kDynamicCuckooMaxCopies copies of a key share its bucket pair; the next
-//   Insert returns kTooManyCopies and changes nothing.
+//   kDynamicCuckooMaxCopies copies of its fingerprint in its bucket pair of
+//   the newest table (another key's equal fingerprint there counts too);
+//   the next Insert returns kTooManyCopies and changes nothing. k copies
+//   cost about what k distinct keys cost: each takes a slot where its pair
+//   has room or a path to one; a copy that has neither is counted beside
+//   the slot it copies, 16 bytes per (pair, fingerprint) in a side table
+//   kept at most 3/4 full (docs/results/dynamic_cuckoo.md has the figures).
+// - An Erase that matches the key in two tables cannot tell which holds it:
+//   it leaves that copy in place (stale: it costs FPR, never a miss) and
+//   notes it under the key's hash, so that the key's next Insert takes it
+//   back instead of adding a copy, and kTooManyCopies never counts it.
+// - Erase never shrinks the filter: after mass deletes, rebuild it (a new
+//   filter, presized with expected_max_keys, fed the remaining keys).
 // - ExpectedFpr() <= target_fpr at every size (model FPR; measured FPR agrees
 //   within sampling error, see tools/dynamic_bench).
 // - Space: about l / load bits per key, l = the fingerprint length, which
@@ -80,8 +91,9 @@ struct DynamicCuckooOptions {
   double first_member_max_load = 0;
 };
 
-// Copies of one key (more exactly: of one fingerprint in one bucket pair)
-// the filter holds; the next Insert of that key returns kTooManyCopies.
+// Copies of one key (more exactly: of one fingerprint in one bucket pair of
+// the newest table) the filter holds; the next Insert of that key returns
+// kTooManyCopies.
 constexpr unsigned kDynamicCuckooMaxCopies = 4;
 
 // Thread safety: any number of concurrent const calls (Contains*) together
