@@ -13,15 +13,19 @@
 #   tools/rocksdb_source.sh 9.7.4 tsan     # RocksDB's static library built
 #                                          # with ThreadSanitizer, installed:
 #                                          # prints its prefix
+#   tools/rocksdb_source.sh 9.7.4 src      # the source tree (fetched, not
+#                                          # built): prints its folder
+#   tools/rocksdb_source.sh --list         # the versions pinned below
 #
 # Cache: $SSTFILTER_CACHE, default ~/.cache/sstfilter. Progress goes to
 # stderr; stdout has only the path asked for.
 #
-# Where the source comes from: RocksDB 9.7.4's tree ships inside the npm
-# package @nxtedition/rocksdb@12.2.12 (deps/rocksdb/rocksdb), the only newer
-# RocksDB this project's machines can fetch. The tarball is checked against
-# the sha256 pinned below. That tree is pruned; docs/rocksdb_source.md says
-# what we supply (tools/rocksdb_source/) and why.
+# Where the source comes from: RocksDB's tree ships inside releases of the
+# npm package @nxtedition/rocksdb (deps/rocksdb/rocksdb), the only RocksDB
+# newer than Debian's that this project's machines can fetch: 8.8.0, 9.5.0,
+# 9.6.1 and 9.7.4. Each tarball is checked against the sha256 pinned below.
+# The trees are pruned; docs/rocksdb_source.md says what we supply
+# (tools/rocksdb_source/) and why.
 #
 # The one build folder serves both products: the plain librocksdb, shared
 # and static, is built and installed first; then the same folder is
@@ -37,21 +41,30 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-VERSION=${1:?usage: rocksdb_source.sh VERSION prefix|tools}
-WHAT=${2:?usage: rocksdb_source.sh VERSION prefix|tools}
+KNOWN="8.8.0 9.5.0 9.6.1 9.7.4"
+if [ "${1:-}" = --list ]; then echo "$KNOWN"; exit 0; fi
+VERSION=${1:?usage: rocksdb_source.sh VERSION prefix|tools|tsan|src, or --list}
+WHAT=${2:?usage: rocksdb_source.sh VERSION prefix|tools|tsan|src, or --list}
 
+# The npm package @nxtedition/rocksdb vendors RocksDB's source; each
+# version we build is pinned to one package release and its sha256.
 case "$VERSION" in
-  9.7.4)
-    NPM_SPEC=@nxtedition/rocksdb@12.2.12
-    TARBALL=nxtedition-rocksdb-12.2.12.tgz
-    SHA256=75c7bcea92019ab598bcfd934a60328acea9364550428ca697b8d68dfaca016d
-    TREE=package/deps/rocksdb/rocksdb
-    ;;
-  *) echo "rocksdb_source.sh: no pinned source for RocksDB $VERSION (known: 9.7.4)" >&2
+  8.8.0) NPM_VERSION=9.0.1
+         SHA256=5a7af9deda37c5a542c869dfde28f34b1318e8eb1bb70550ec44ee77058dd0d9 ;;
+  9.5.0) NPM_VERSION=10.3.8
+         SHA256=6fc5c22ea1b6b7724cc6789016452ddda8a833f3aeccd3d91a6301668870c442 ;;
+  9.6.1) NPM_VERSION=12.0.13
+         SHA256=159d31103c341e30bed0cb1ec08d133d6b835130ab44a726b7eab298d17f99dd ;;
+  9.7.4) NPM_VERSION=12.2.12
+         SHA256=75c7bcea92019ab598bcfd934a60328acea9364550428ca697b8d68dfaca016d ;;
+  *) echo "rocksdb_source.sh: no pinned source for RocksDB $VERSION (known: $KNOWN)" >&2
      exit 2 ;;
 esac
-case "$WHAT" in prefix|tools|tsan) ;;
-  *) echo "rocksdb_source.sh: say 'prefix', 'tools' or 'tsan'" >&2; exit 2 ;;
+NPM_SPEC=@nxtedition/rocksdb@$NPM_VERSION
+TARBALL=nxtedition-rocksdb-$NPM_VERSION.tgz
+TREE=package/deps/rocksdb/rocksdb
+case "$WHAT" in prefix|tools|tsan|src) ;;
+  *) echo "rocksdb_source.sh: say 'prefix', 'tools', 'tsan' or 'src'" >&2; exit 2 ;;
 esac
 
 CACHE=${SSTFILTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sstfilter}/rocksdb-$VERSION
@@ -90,7 +103,11 @@ fetch_source() {
   rm -rf "$SRC" "$BUILD" "$PREFIX"
   mkdir -p "$SRC"
   tar xzf "$dl/$TARBALL" -C "$SRC" --strip-components=4 "$TREE"
-  grep -q "ROCKSDB_MAJOR ${VERSION%%.*}$" "$SRC/include/rocksdb/version.h"
+  local found
+  found=$(sed -n 's/^#define ROCKSDB_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
+            "$SRC/include/rocksdb/version.h" | paste -sd.)
+  [ "$found" = "$VERSION" ] ||
+    { echo "rocksdb_source.sh: $TARBALL holds RocksDB $found, not $VERSION" >&2; exit 1; }
   touch "$SRC/.sstfilter-source-$SHA256"
 }
 
@@ -200,4 +217,5 @@ case "$WHAT" in
   prefix) ensure_prefix; echo "$PREFIX" ;;
   tools) ensure_tools; echo "$CACHE/bin" ;;
   tsan) ensure_tsan; echo "$TSAN_PREFIX" ;;
+  src) echo "$SRC" ;;
 esac

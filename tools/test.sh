@@ -20,7 +20,9 @@
 #      filters, and DBs crossing between 7.8.3 and 9.7.4
 #      (build-rocksdb9.7.4/). `--rocksdb none` skips this step.
 #   5. the libFuzzer targets: seed-corpus replay, then FUZZ_SECONDS each
-# Stops at the first failure. `tools/test.sh --quick` runs step 1 only.
+# Stops at the first failure. `tools/test.sh --quick` runs step 1 only;
+# `tools/test.sh --matrix` runs the suite against every RocksDB version
+# instead (tools/test_matrix.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QUICK=0
@@ -28,8 +30,9 @@ SOURCE_ROCKSDB=9.7.4
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
+    --matrix) exec "$ROOT/tools/test_matrix.sh" ;;
     --rocksdb) SOURCE_ROCKSDB=${2:?--rocksdb needs a version}; shift ;;
-    *) echo "usage: tools/test.sh [--quick] [--rocksdb 9.7.4|none]" >&2; exit 2 ;;
+    *) echo "usage: tools/test.sh [--quick | --matrix] [--rocksdb 9.7.4|none]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -90,8 +93,10 @@ if [ "$SOURCE_ROCKSDB" != none ]; then
   step "4/5 tests against RocksDB $SOURCE_ROCKSDB from source (build-rocksdb$SOURCE_ROCKSDB/)"
   prefix=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" prefix)
   intree=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" tools)
+  src=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" src)
   BUILD_DIR="$ROOT/build-rocksdb$SOURCE_ROCKSDB" \
     SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_INTREE_TOOLS=$intree \
+      -DSSTFILTER_ROCKSDB_SOURCE=$src \
       -DSSTFILTER_CROSS_PLUGIN=$ROOT/build/libsstfilter.so -DSSTFILTER_WITH_LEVELDB=OFF" \
     "$ROOT/tools/setup.sh"
   run_ctest "$ROOT/build-rocksdb$SOURCE_ROCKSDB"

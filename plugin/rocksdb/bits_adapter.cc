@@ -35,7 +35,7 @@ void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
   core_->AddHash(KeyHash(key));
 }
 
-#if ROCKSDB_MAJOR >= 9
+#if SSTFILTER_HAS_ADD_KEY_AND_ALT
 void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {
   if (chooser_) NoteKeyRange(key);
@@ -67,7 +67,7 @@ rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
   std::memcpy(bytes, filter.data(), filter.size());
   buf->reset(bytes);
   finished_data_ = bytes;
-#if ROCKSDB_MAJOR >= 9
+#if SSTFILTER_HAS_ADD_KEY_AND_ALT
   has_last_alt_ = false;  // the next filter starts fresh
 #endif
   return rocksdb::Slice(bytes, filter.size());

@@ -36,7 +36,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   void SetChooser(FilterChooser chooser, const FilterSpec& initial);
 
   void AddKey(const rocksdb::Slice& key) override;
-#if ROCKSDB_MAJOR >= 9
+#if SSTFILTER_HAS_ADD_KEY_AND_ALT
   // Both hashes go in; `alt` (a prefix) only when it differs from the
   // previous call's, since whole keys and their prefixes alternate.
   void AddKeyAndAlt(const rocksdb::Slice& key, const rocksdb::Slice& alt) override;
@@ -62,7 +62,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   bool builtin_guard_;
   std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying
   const char* finished_data_ = nullptr;
-#if ROCKSDB_MAJOR >= 9
+#if SSTFILTER_HAS_ADD_KEY_AND_ALT
   bool has_last_alt_ = false;
   uint64_t last_alt_hash_ = 0;
 #endif

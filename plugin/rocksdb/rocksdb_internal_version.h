@@ -1,0 +1,11 @@
+// Which layout of RocksDB's internal filter classes the version being
+// built against has (filter_bits_decl.h lists them, docs/rocksdb_versions.md
+// says how they were read).
+
+#pragma once
+
+#include <rocksdb/version.h>
+
+// 9.6 put AddKeyAndAlt after AddKey (9.0-9.5 have the 7.x layout).
+#define SSTFILTER_HAS_ADD_KEY_AND_ALT \
+  (ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 6))
