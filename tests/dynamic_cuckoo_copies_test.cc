@@ -9,25 +9,19 @@
 #include <string>
 
 #include "hash.h"
+#include "dynamic_test_util.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 namespace sstfilter {
 namespace {
 
-std::unique_ptr<DynamicCuckooFilter> Make(uint64_t initial = 1024, uint64_t expected = 0) {
-  DynamicCuckooOptions o;
-  o.initial_capacity = initial;
-  o.expected_max_keys = expected;
-  std::unique_ptr<DynamicCuckooFilter> f;
-  EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
-  return f;
-}
+using test::NewDynamic;
 
 std::string Key(uint64_t i) { return "key" + std::to_string(i); }
 
 // Memory of n keys inserted `copies` times each, round after round.
 size_t MemoryOf(uint64_t n, int copies) {
-  auto f = Make();
+  auto f = NewDynamic();
   for (int c = 0; c < copies; ++c) {
     for (uint64_t i = 0; i < n; ++i) EXPECT_EQ(f->Insert(Key(i)), DynamicStatus::kOk) << i;
   }
@@ -53,7 +47,7 @@ TEST(DynamicCuckooCopiesTest, CopiesCostAboutWhatDistinctKeysCost) {
 // to leave a stale copy that kept counting, so a key with no copy left got
 // kTooManyCopies (113,923 times in 1.36M operations in one configuration).
 TEST(DynamicCuckooCopiesTest, AmbiguousErasesNeverMakeInsertLie) {
-  auto f = Make(1024, 1024);
+  auto f = NewDynamic(1024, 1024);
   std::map<uint64_t, unsigned> model;
   uint64_t rng = 42, lies = 0, missed = 0, size = 0;
   constexpr uint64_t kKeys = 100'000;
@@ -100,7 +94,7 @@ TEST(DynamicCuckooCopiesTest, AmbiguousErasesNeverMakeInsertLie) {
 // afterwards, and the filter keeps its memory (it never shrinks: the
 // header's remedy is a rebuild into a new filter).
 TEST(DynamicCuckooCopiesTest, FullyErasedKeysInsertAgain) {
-  auto f = Make(1024, 1024);
+  auto f = NewDynamic(1024, 1024);
   constexpr uint64_t kKeys = 50'000;
   for (int c = 0; c < 3; ++c) {
     for (uint64_t i = 0; i < kKeys; ++i) ASSERT_EQ(f->Insert(Key(i)), DynamicStatus::kOk);

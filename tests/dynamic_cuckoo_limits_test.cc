@@ -11,19 +11,13 @@
 
 #include "coding.h"
 #include "hash.h"
+#include "dynamic_test_util.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 namespace sstfilter {
 namespace {
 
-std::unique_ptr<DynamicCuckooFilter> Make(uint64_t initial, uint64_t expected) {
-  DynamicCuckooOptions o;
-  o.initial_capacity = initial;
-  o.expected_max_keys = expected;
-  std::unique_ptr<DynamicCuckooFilter> f;
-  EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
-  return f;
-}
+using test::NewDynamic;
 
 // Inserts keys [0, n) and checks each is found afterwards.
 void FillAndCheck(DynamicCuckooFilter* f, uint64_t n) {
@@ -41,21 +35,21 @@ void FillAndCheck(DynamicCuckooFilter* f, uint64_t n) {
 // to add members of its first member's size: kFull at insert #49,248 for
 // 1024/1024, 20 members at 2M keys for 100000/100000.
 TEST(DynamicCuckooLimitsTest, GrowsPastAFilterPlannedNotToGrow) {
-  auto small = Make(1024, 1024);
+  auto small = NewDynamic(1024, 1024);
   FillAndCheck(small.get(), 1'000'000);
   // 1024 -> 1M is 2^10: member 1 covers 2^5 (from 2x to 32x), member 2
   // the next 2^5 (to 1024x), member 3 the rest.
   EXPECT_LE(small->Members(), 4u);
   EXPECT_LE(8.0 * small->MemoryBytes() / small->Size(), 40.0);
 
-  auto large = Make(100'000, 100'000);
+  auto large = NewDynamic(100'000, 100'000);
   FillAndCheck(large.get(), 2'000'000);
   EXPECT_LE(large->Members(), 3u);
   EXPECT_LE(8.0 * large->MemoryBytes() / large->Size(), 40.0);
 }
 
 TEST(DynamicCuckooLimitsTest, GrownFiltersRoundTrip) {
-  auto f = Make(1024, 1024);
+  auto f = NewDynamic(1024, 1024);
   FillAndCheck(f.get(), 100'000);
   ASSERT_GT(f->Members(), 1u);
   std::string bytes;
@@ -76,7 +70,7 @@ TEST(DynamicCuckooLimitsTest, GrownFiltersRoundTrip) {
   PutFixed32(&bytes, ContentChecksum(bytes.data(), body));
   EXPECT_EQ(DynamicCuckooFilter::Load(bytes, &g), DynamicStatus::kCorrupt);
   // Options the two rules plan alike still save as version 1.
-  auto planned = Make(1024, 1 << 20);
+  auto planned = NewDynamic(1024, 1 << 20);
   FillAndCheck(planned.get(), 5000);
   std::string v1;
   planned->Save(&v1);
@@ -126,7 +120,7 @@ uint64_t VmPeakBytes() {
 // Size fields set to huge values, the checksum made right again: kCorrupt,
 // with no exception and no large mapping on the way.
 TEST(DynamicCuckooLimitsTest, LoadChecksSizesBeforeAllocating) {
-  auto f = Make(1024, 0);
+  auto f = NewDynamic(1024, 0);
   FillAndCheck(f.get(), 500);
   std::string saved;
   f->Save(&saved);

@@ -91,14 +91,8 @@ fi
 
 if [ "$SOURCE_ROCKSDB" != none ]; then
   step "4/5 tests against RocksDB $SOURCE_ROCKSDB from source (build-rocksdb$SOURCE_ROCKSDB/)"
+  "$ROOT/tools/setup_source.sh" "$SOURCE_ROCKSDB"
   prefix=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" prefix)
-  intree=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" tools)
-  src=$("$ROOT/tools/rocksdb_source.sh" "$SOURCE_ROCKSDB" src)
-  BUILD_DIR="$ROOT/build-rocksdb$SOURCE_ROCKSDB" \
-    SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_INTREE_TOOLS=$intree \
-      -DSSTFILTER_ROCKSDB_SOURCE=$src \
-      -DSSTFILTER_CROSS_PLUGIN=$ROOT/build/libsstfilter.so -DSSTFILTER_WITH_LEVELDB=OFF" \
-    "$ROOT/tools/setup.sh"
   run_ctest "$ROOT/build-rocksdb$SOURCE_ROCKSDB"
   # The same RocksDB's static library: sstfilter as a static library with
   # its whole-archive registrar, registration through options strings, and

@@ -45,14 +45,7 @@ suite "$ROOT/build" 7.8.3 "Debian package; out of tree, shared" || status=1
 
 for v in $VERSIONS; do
   step "RocksDB $v from source (build-rocksdb$v/)"
-  prefix=$("$ROOT/tools/rocksdb_source.sh" "$v" prefix)
-  intree=$("$ROOT/tools/rocksdb_source.sh" "$v" tools)
-  src=$("$ROOT/tools/rocksdb_source.sh" "$v" src)
-  BUILD_DIR="$ROOT/build-rocksdb$v" \
-    SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_INTREE_TOOLS=$intree \
-      -DSSTFILTER_ROCKSDB_SOURCE=$src -DSSTFILTER_CROSS_PLUGIN=$ROOT/build/libsstfilter.so \
-      -DSSTFILTER_WITH_LEVELDB=OFF" \
-    "$ROOT/tools/setup.sh"
+  "$ROOT/tools/setup_source.sh" "$v"
   suite "$ROOT/build-rocksdb$v" "$v" \
     "npm @nxtedition/rocksdb source; out of tree, shared; in-tree db_bench, db_stress" ||
     status=1
