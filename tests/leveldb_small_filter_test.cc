@@ -80,7 +80,7 @@ TEST(LevelDBSmallFilters, FalsePositiveRatesAtLevelDBsSizes) {
   EXPECT_GE(big.cuckoo_share, 0.95);
 }
 
-// The issue 16 promise: at every filter size, in no more bytes than
+// The small form's promise: at every filter size, in no more bytes than
 // LevelDB's own Bloom filter, at least its accuracy (random keys, where
 // LevelDB's hash is at its best), from 10 bits/key. Below that, filters of
 // under about 20 keys can lose (up to 1.27x at 8 bits/key): LevelDB spends

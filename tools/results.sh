@@ -76,7 +76,7 @@ if want filter; then
         --filters=cuckoo@12.63,cuckoo_plain@13.7,rocksdb_ribbon,rocksdb_bloom \
         --baseline=rocksdb_ribbon --fpr_queries=10000000
   done
-  # Latency rather than throughput out of cache (issue 17's fuse target).
+  # Latency rather than throughput out of cache (the fuse filter's target).
   run filter_bench_sst_fenced.md "$FB" --mode=sst --filters=fuse,cuckoo,rocksdb_bloom \
       --bits_per_key=10,12,16 --fence_queries
   run fuse_sizing.md "$BUILD_DIR/tools/fuse_sizing"

@@ -392,7 +392,7 @@ int main(int argc, char** argv) {
   dynamic_bench::BatchInserts(std::min(FLAGS_out_cache_keys, FLAGS_max_keys), "out of cache");
   const auto& s = dynamic_bench::g_summary;
   auto holds = [](bool ok) { return ok ? "yes" : "**no**"; };
-  std::printf("## Targets (issue 14), growth %llu -> %llu keys at FPR %g\n\n",
+  std::printf("## Targets, growth %llu -> %llu keys at FPR %g\n\n",
               static_cast<unsigned long long>(FLAGS_initial),
               static_cast<unsigned long long>(FLAGS_max_keys), FLAGS_fpr);
   std::printf("| target | measured | holds |\n|---|---:|---|\n");
