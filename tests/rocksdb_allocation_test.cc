@@ -71,11 +71,11 @@ rocksdb::Options MultiLevelOptions(const std::string& policy, bool universal = f
   options.max_background_jobs = 2;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (universal) {
+    // The shape is built by hand (AllocationDbTest::Run): no background
+    // compaction, memtables large enough that the writes need no stall.
     options.compaction_style = rocksdb::kCompactionStyleUniversal;
-    // No stop on compaction debt: writes that wait for universal compaction
-    // to catch up often end in one full compaction, a single run (seen
-    // under ASan), and the test needs several.
-    options.hard_pending_compaction_bytes_limit = 0;
+    options.disable_auto_compactions = true;
+    options.write_buffer_size = 32 << 20;
   }
   return options;
 }
@@ -109,20 +109,13 @@ class AllocationTest : public ::testing::Test {
     WaitForCompactions(db);
   }
 
-  // Universal compaction can leave "compaction pending" set with nothing to
-  // pick (as many runs as the trigger, none within the size ratio): there,
-  // no compaction running for a second straight counts as finished.
+  // Waits until RocksDB has no compaction pending or running.
   static void WaitForCompactions(rocksdb::DB* db) {
-    const bool universal =
-        db->GetOptions().compaction_style == rocksdb::kCompactionStyleUniversal;
-    int idle = 0;
     for (int i = 0; i < 1200; ++i) {
       uint64_t pending = 1, running = 1;
       db->GetIntProperty("rocksdb.compaction-pending", &pending);
       db->GetIntProperty("rocksdb.num-running-compactions", &running);
       if (pending == 0 && running == 0) return;
-      idle = running == 0 ? idle + 1 : 0;
-      if (universal && idle >= 20) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     FAIL() << "compactions did not finish";
@@ -220,6 +213,26 @@ struct Measured {
 
 class AllocationDbTest : public AllocationTest {
  protected:
+  // Writes keys [begin, end) in shuffled order into one memtable, flushes
+  // it, and compacts what L0 holds into one sorted run at `level`.
+  static void WriteRun(rocksdb::DB* db, uint64_t begin, uint64_t end, int level) {
+    rocksdb::WriteOptions wo;
+    wo.disableWAL = true;
+    const uint64_t n = end - begin;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t k = begin + (i * 7919) % n;
+      ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
+    }
+    ASSERT_TRUE(db->Flush({}).ok());
+    rocksdb::ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(&meta);
+    std::vector<std::string> l0;
+    for (const auto& f : meta.levels[0].files) l0.push_back(f.name);
+    ASSERT_FALSE(l0.empty());
+    const rocksdb::Status s = db->CompactFiles(rocksdb::CompactionOptions(), l0, level);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
   Measured Run(const std::string& policy, FilterType type, bool universal = false) {
     const rocksdb::Options options = MultiLevelOptions(policy, universal);
     test::TempDir dir;
@@ -227,7 +240,14 @@ class AllocationDbTest : public AllocationTest {
     EXPECT_TRUE(rocksdb::DB::Open(options, dir.path(), &raw).ok());
     std::unique_ptr<rocksdb::DB> db(raw);
     Measured m;
-    Write(db.get(), 0, kNumKeys);
+    if (universal) {
+      // Two sorted runs below L0, made explicitly: the older two thirds of
+      // the keys in L6, the rest in L5 (newer runs sit higher).
+      WriteRun(db.get(), 0, 2 * kNumKeys / 3, 6);
+      WriteRun(db.get(), 2 * kNumKeys / 3, kNumKeys, 5);
+    } else {
+      Write(db.get(), 0, kNumKeys);
+    }
     // A few L0 files over the whole key range, under the compaction trigger.
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
@@ -355,7 +375,7 @@ TEST_F(AllocationDbTest, UniversalCompactionKeepsTheBudget) {
                               FilterType::kCuckoo, /*universal=*/true);
   int runs_below_l0 = 0;
   for (const auto& s : monkey.stats) {
-    runs_below_l0 += s.first >= 1;
+    runs_below_l0 += s.first >= 1 ? 1 : 0;
     // (Only levels of 1000 keys or more: L0's files, a few hundred keys
     // each, round up more.)
     if (s.second.entries < 1000) continue;
