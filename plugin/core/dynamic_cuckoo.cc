@@ -125,11 +125,12 @@ void DynamicCuckooFilter::Rep::PlaceCopy(uint64_t hash, DynamicCuckooTable::Prob
   if (load < limit && m->Insert(probe, &seq, read)) return;
   // No room, or no path to a free slot (copies pinned to their pairs can
   // leave none well below the load limit): a member at least kCopyGrowLoad
-  // full grows, as it would for a new key at its limit, and the copy gets a
-  // slot in the doubled table; below that, or if the member was not
-  // doubled, its count goes beside the slot it copies.
-  if (load >= dynamic_cuckoo::kCopyGrowLoad * limit && Grow() == DynamicStatus::kOk &&
-      current[last] != m) {
+  // full that has a planned doubling left doubles, as it would for a new
+  // key at its limit, and the copy gets a slot in the doubled table;
+  // otherwise its count goes beside the slot it copies (a copy never starts
+  // a member).
+  if (load >= dynamic_cuckoo::kCopyGrowLoad * limit && m->level() < plans[last].max_level &&
+      Grow() == DynamicStatus::kOk) {
     m = current[last];
     probe = m->ProbeFor(hash);
     if (m->Insert(probe, &seq)) return;
@@ -178,21 +179,18 @@ bool DynamicCuckooFilter::Contains(std::string_view key) const {
 
 DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   Rep& r = *rep_;
-  DynamicCuckooTable::Probe probes[kMaxMembers];
-  const size_t n = r.current.size();
-  probes[n - 1] = r.current[n - 1]->ProbeFor(hash);
-  r.current[n - 1]->Prefetch(probes[n - 1]);
+  DynamicCuckooTable* newest = r.current.back();
+  const DynamicCuckooTable::Probe probe = newest->ProbeFor(hash);
+  newest->Prefetch(probe);
   // Copies of the fingerprint in the newest member's pair (the key's own,
   // or another key's equal fingerprint, which is interchangeable with it):
   // copies are kept and limited there only. A match in an older member
   // alone may be another key's fingerprint: counting copies there would
   // pile unrelated keys onto the few pairs of the small first members, so
   // the key gets a slot of its own in the newest member, as a first copy.
-  const size_t last = n - 1;
-  DynamicCuckooTable::PairSlots last_pair;
-  const DynamicCuckooTable::Probe& probe = probes[last];
-  unsigned copies = r.current[last]->CountCopies(probe, &last_pair);
-  if (copies != 0) copies += r.extra[last].Get(DynamicCuckooTable::PairId(probe), probe.fp);
+  DynamicCuckooTable::PairSlots pair;
+  unsigned copies = newest->CountCopies(probe, &pair);
+  if (copies != 0) copies += r.extra.back().Get(DynamicCuckooTable::PairId(probe), probe.fp);
   if (!r.pending.empty() && r.pending.Get(hash, 0) != 0 && ContainsHash(hash)) {
     // A copy an ambiguous Erase left in place is this key's again.
     r.pending.Remove(hash, 0);
@@ -201,7 +199,7 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   } else if (copies >= kMaxCopies) {
     return DynamicStatus::kTooManyCopies;
   } else if (copies != 0) {
-    r.PlaceCopy(hash, probe, &last_pair);
+    r.PlaceCopy(hash, probe, &pair);
   } else {
     // Grow until the entry is placed: a doubling halves the load, so this
     // ends after one step in all but pathological cases (bounded anyway).
@@ -212,7 +210,7 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
           r.plans.back().max_load * static_cast<double>(last->capacity())) {
         // The probe and pair read above, unless a growth step replaced the
         // table.
-        placed = attempt == 0 ? last->Insert(probes[n - 1], &r.seq, &last_pair)
+        placed = attempt == 0 ? last->Insert(probe, &r.seq, &pair)
                               : last->Insert(last->ProbeFor(hash), &r.seq);
       }
       if (!placed) {
@@ -259,8 +257,8 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
   } else {
     r.pending.Add(hash, 0);
     ++r.stale;
+    r.UpdateSideBytes();
   }
-  r.UpdateSideBytes();
   r.size.store(r.size.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   return DynamicStatus::kOk;
 }
