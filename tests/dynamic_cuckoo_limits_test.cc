@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -157,6 +159,37 @@ TEST(DynamicCuckooLimitsTest, LoadChecksSizesBeforeAllocating) {
   }
   // Before the fix, initial_capacity = 2^31 - 1 mapped 8.5 GB.
   EXPECT_LT(VmPeakBytes() - peak_before, uint64_t{256} << 20);
+}
+
+// The first member's share and load limit (version 2) out of Create's
+// ranges: kCorrupt before any size is computed from them (a load limit of
+// 1e-300 made the schedule's first table infinite, a float-to-integer
+// overflow, found by the fuzzer).
+TEST(DynamicCuckooLimitsTest, LoadChecksOptionsBeforePlanning) {
+  DynamicCuckooOptions o;
+  o.first_member_fpr_share = 0.9;
+  o.first_member_max_load = 0.9;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  std::string saved;
+  f->Save(&saved);
+  ASSERT_EQ(saved[4], 2);
+  const double bad[] = {1e-300, -0.5, 2.0, std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::infinity()};
+  for (size_t offset : {48, 56}) {
+    for (double d : bad) {
+      std::string bytes = saved.substr(0, saved.size() - 4);
+      uint64_t u;
+      std::memcpy(&u, &d, sizeof(u));
+      std::string enc;
+      PutFixed64(&enc, u);
+      bytes.replace(offset, 8, enc);
+      PutFixed32(&bytes, ContentChecksum(bytes.data(), bytes.size()));
+      std::unique_ptr<DynamicCuckooFilter> g;
+      EXPECT_EQ(DynamicCuckooFilter::Load(bytes, &g), DynamicStatus::kCorrupt)
+          << "offset " << offset << " = " << d;
+    }
+  }
 }
 
 }  // namespace

@@ -150,15 +150,7 @@ DynamicCuckooFilter::~DynamicCuckooFilter() = default;
 
 DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
                                           std::unique_ptr<DynamicCuckooFilter>* out) {
-  if (!(options.target_fpr > 0.0 && options.target_fpr < 0.5) ||
-      options.initial_capacity == 0 || options.initial_capacity > (1ULL << 40) ||
-      options.expected_max_keys > (1ULL << 40) ||
-      !(options.first_member_fpr_share == 0 ||
-        (options.first_member_fpr_share > 0 && options.first_member_fpr_share < 1)) ||
-      !(options.first_member_max_load == 0 ||
-        (options.first_member_max_load >= 0.5 && options.first_member_max_load <= kMaxLoad))) {
-    return DynamicStatus::kInvalidArgument;
-  }
+  if (!dynamic_cuckoo::ValidOptions(options)) return DynamicStatus::kInvalidArgument;
   std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
   f->rep_->options = options;
   DynamicStatus s = f->rep_->AddMember();

@@ -217,11 +217,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
     }
   }
   // Create's checks, before the schedule is computed from the options.
-  if (!(options.target_fpr > 0.0 && options.target_fpr < 0.5) ||
-      options.initial_capacity == 0 || options.initial_capacity > (1ULL << 40) ||
-      options.expected_max_keys > (1ULL << 40)) {
-    return kCorrupt;
-  }
+  if (!dynamic_cuckoo::ValidOptions(options)) return kCorrupt;
   // The flag is set only where the rules differ.
   if ((flags & kFlagLater) != 0 && dynamic_cuckoo::LaterRulesAgree(options)) return kCorrupt;
   // Every size field against the schedule and the input's length, before

@@ -11,6 +11,16 @@ namespace sstfilter {
 
 namespace dynamic_cuckoo {
 
+bool ValidOptions(const DynamicCuckooOptions& options) {
+  return options.target_fpr > 0.0 && options.target_fpr < 0.5 &&
+         options.initial_capacity != 0 && options.initial_capacity <= (uint64_t{1} << 40) &&
+         options.expected_max_keys <= (uint64_t{1} << 40) &&
+         (options.first_member_fpr_share == 0 ||
+          (options.first_member_fpr_share > 0 && options.first_member_fpr_share < 1)) &&
+         (options.first_member_max_load == 0 ||
+          (options.first_member_max_load >= 0.5 && options.first_member_max_load <= kMaxLoad));
+}
+
 MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
                       uint64_t previous_buckets, LaterMembers later) {
   MemberPlan p;

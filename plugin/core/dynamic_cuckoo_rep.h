@@ -80,6 +80,9 @@ inline bool WithinMaxBuckets(uint64_t base, unsigned level) {
 // were saved), or kAtLeastLater, at least kLaterMemberDoublings.
 enum class LaterMembers { kPlannedOnly, kAtLeastLater };
 
+// The options Create accepts (PlanMember's precondition).
+bool ValidOptions(const DynamicCuckooOptions& options);
+
 // Deterministic member plan from the options and the previous member's
 // last bucket count (0 for member 0): Load checks stored members against it.
 struct MemberPlan {

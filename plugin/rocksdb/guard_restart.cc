@@ -38,6 +38,35 @@ std::vector<uint64_t> LiveSstFiles(rocksdb::DB* db) {
   return out;
 }
 
+// Into *out, the SSTs of `handles`' families, live now but not in `known`,
+// that this session did not write (ingested files: SstFileWriter's or
+// another DB's; or the output of a session without the guard), with the
+// reason for the first in *why.
+rocksdb::Status ForeignSsts(rocksdb::DB* db, const std::set<uint64_t>& known,
+                            const std::vector<rocksdb::ColumnFamilyHandle*>& handles,
+                            std::vector<uint64_t>* out, std::string* why) {
+  std::string session;
+  rocksdb::Status s = db->GetDbSessionId(session);
+  if (!s.ok()) return s;
+  for (rocksdb::ColumnFamilyHandle* h : handles) {
+    rocksdb::TablePropertiesCollection props;
+    s = db->GetPropertiesOfAllTables(h, &props);
+    if (!s.ok()) return s;
+    for (const auto& [name, p] : props) {
+      if (known.count(FileNumber(name)) != 0) continue;
+      const bool external = p->user_collected_properties.count(kExternalFileProperty) != 0;
+      if (!external && p->db_session_id == session) continue;
+      if (out->empty()) {
+        *why = external ? "an SST was ingested without the guard"
+                        : "an SST written by another session (ingested, or compacted without "
+                          "the guard) is not covered by the saved guard";
+      }
+      out->push_back(FileNumber(name));
+    }
+  }
+  return rocksdb::Status::OK();
+}
+
 // Why the saved guard does not describe the DB, or "" if it does.
 std::string Mismatch(rocksdb::DB* db, const GuardFileContents& saved,
                      const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
@@ -49,24 +78,21 @@ std::string Mismatch(rocksdb::DB* db, const GuardFileContents& saved,
     return "the DB was written without the guard (sequence " + std::to_string(saved.sequence) +
            " saved, " + std::to_string(db->GetLatestSequenceNumber()) + " now)";
   }
-  // An ingestion that needs no sequence number leaves it unchanged: look for
-  // SSTs written by SstFileWriter that were not live at save time. (Flushes
-  // and compactions since then only hold keys the guard already covers.)
+  // An ingestion that needs no sequence number leaves it unchanged: SstFileWriter's
+  // files, and with allow_db_generated_files (9.x) another DB's. So every SST
+  // that was not live at save time must have been written by this session:
+  // the flush of the writes Open recovered (which the sequence number
+  // covers) or a compaction since Open, which holds only keys the DB had.
+  // Any other new SST arrived around the guard; so, conservatively, does
+  // one compacted by a session without the guard.
   const std::set<uint64_t> before(saved.sst_files.begin(), saved.sst_files.end());
   bool any_new = false;
   for (uint64_t f : LiveSstFiles(db)) any_new = any_new || before.count(f) == 0;
   if (!any_new) return "";
-  for (rocksdb::ColumnFamilyHandle* h : handles) {
-    rocksdb::TablePropertiesCollection props;
-    if (!db->GetPropertiesOfAllTables(h, &props).ok()) return "cannot read table properties";
-    for (const auto& [name, p] : props) {
-      if (before.count(FileNumber(name)) == 0 &&
-          p->user_collected_properties.count(kExternalFileProperty) != 0) {
-        return "an SST was ingested without the guard";
-      }
-    }
-  }
-  return "";
+  std::vector<uint64_t> foreign;
+  std::string why;
+  if (!ForeignSsts(db, before, handles, &foreign, &why).ok()) return "cannot read table properties";
+  return foreign.empty() ? "" : why;
 }
 
 // The handle the guard keeps for its own reads: for the default family the
@@ -177,6 +203,7 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
     }
     impl->Publish(h->GetID(), std::move(guard));
   }
+  impl->open_sst_files = LiveSstFiles(db);
   return rocksdb::Status::OK();
 }
 
@@ -187,7 +214,22 @@ rocksdb::Status SaveGuards(rocksdb::DB* db, GuardedDB::Impl* impl) {
   c.sequence = impl->SeenSequence();
   rocksdb::Status s = db->GetDbIdentity(c.db_identity);
   if (!s.ok()) return s;
-  c.sst_files = LiveSstFiles(db);
+  // The live SSTs, less those this session did not write that became live
+  // since Open: ingested, through this object or around it, the guard
+  // cannot tell which, so the next Open sees them as new and rebuilds.
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  for (GuardFamily* g : impl->Families()) {
+    if (!g->dropped() && g->handle() != nullptr) handles.push_back(g->handle());
+  }
+  std::vector<uint64_t> foreign;
+  std::string why;
+  s = ForeignSsts(db,
+                  std::set<uint64_t>(impl->open_sst_files.begin(), impl->open_sst_files.end()),
+                  handles, &foreign, &why);
+  if (!s.ok()) return s;  // nothing saved: the next Open rebuilds
+  for (uint64_t f : LiveSstFiles(db)) {
+    if (std::find(foreign.begin(), foreign.end(), f) == foreign.end()) c.sst_files.push_back(f);
+  }
   for (GuardFamily* g : impl->Families()) {
     if (g->dropped()) continue;
     GuardFileContents::Family f;

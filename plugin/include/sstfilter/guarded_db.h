@@ -45,15 +45,20 @@
 //   SST files and the sequence number the guard has seen: the DB's at Open
 //   plus one per record of every write through this object that succeeded.
 //   Open deletes the file and loads it only if the identity matches, that
-//   sequence number equals the DB's latest, and no SST written by
-//   SstFileWriter has become live since Close. So the next Open rebuilds the
-//   guard from a key scan (progress and keys/s on stderr) after:
+//   sequence number equals the DB's latest, and every SST that became live
+//   since Close was written by the opening session itself (the flush of
+//   the writes it recovered, or a compaction since). So the next Open
+//   rebuilds the guard from a key scan (progress and keys/s on stderr)
+//   after:
 //   - a crash (no file), a damaged or foreign file, a missing family;
 //   - any write around the guard: it consumes a sequence number the guard
 //     did not see;
 //   - an ingestion or import that RocksDB gave a sequence number, through
 //     this object or not (the guard cannot tell that number from a write
-//     around it); one that took none shows as a new ingested SST file.
+//     around it); one that took none (SstFileWriter's files, another DB's
+//     with allow_db_generated_files) leaves an SST of another session;
+//   - a session without the guard that compacted: its SSTs hold no new
+//     key, but cannot be told from an ingestion's (a rebuild, never a miss).
 //   docs/format.md has the layout.
 // Thread safety: like rocksdb::DB. Close() must not race other calls.
 // Cost: one filter probe per read; a new key's write adds one filter insert;
