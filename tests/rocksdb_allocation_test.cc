@@ -95,9 +95,8 @@ class AllocationTest : public ::testing::Test {
     return std::unique_ptr<rocksdb::DB>(db);
   }
 
-  // Writes keys [begin, end) in shuffled order, then waits for automatic
-  // compactions to finish (no manual compaction).
-  static void Write(rocksdb::DB* db, uint64_t begin, uint64_t end) {
+  // Writes keys [begin, end) in shuffled order, then flushes.
+  static void PutAndFlush(rocksdb::DB* db, uint64_t begin, uint64_t end) {
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
     const uint64_t n = end - begin;
@@ -106,6 +105,12 @@ class AllocationTest : public ::testing::Test {
       ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
     }
     ASSERT_TRUE(db->Flush({}).ok());
+  }
+
+  // PutAndFlush, then waits for automatic compactions to finish (no manual
+  // compaction).
+  static void Write(rocksdb::DB* db, uint64_t begin, uint64_t end) {
+    PutAndFlush(db, begin, end);
     WaitForCompactions(db);
   }
 
@@ -213,17 +218,10 @@ struct Measured {
 
 class AllocationDbTest : public AllocationTest {
  protected:
-  // Writes keys [begin, end) in shuffled order into one memtable, flushes
-  // it, and compacts what L0 holds into one sorted run at `level`.
+  // PutAndFlush into one memtable, then compacts what L0 holds into one
+  // sorted run at `level`.
   static void WriteRun(rocksdb::DB* db, uint64_t begin, uint64_t end, int level) {
-    rocksdb::WriteOptions wo;
-    wo.disableWAL = true;
-    const uint64_t n = end - begin;
-    for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t k = begin + (i * 7919) % n;
-      ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
-    }
-    ASSERT_TRUE(db->Flush({}).ok());
+    PutAndFlush(db, begin, end);
     rocksdb::ColumnFamilyMetaData meta;
     db->GetColumnFamilyMetaData(&meta);
     std::vector<std::string> l0;
