@@ -80,6 +80,11 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
 rocksdb::Status GuardedDB::Close() {
   if (closed_) return rocksdb::Status::OK();
   closed_ = true;
+  // No flush or compaction may finish between the saved list of live SSTs
+  // and the close: its output, written by this session, would look to the
+  // next Open like an SST from elsewhere, and cost a rebuild. (Close waits
+  // for that work anyway; a failure here costs at most that rebuild.)
+  db_->PauseBackgroundWork().PermitUncheckedError();
   const rocksdb::Status saved = SaveGuards(db_, impl_.get());
   const rocksdb::Status closed = db_->Close();
   return saved.ok() ? closed : saved;
