@@ -99,8 +99,9 @@ struct GuardedDB::Impl {
   const std::string guard_file;
   KeyLocks locks;
   GuardStats open_stats;  // loaded/rebuilt, set once by Open
-  // The live SST files when Open finished (sorted): Close saves the guard
-  // only if every SST that became live since was written by this session.
+  // The live SST files when Open finished (sorted): Close leaves out of the
+  // saved list every SST that became live since and that this session did
+  // not write, so that the next Open sees it as new and rebuilds.
   std::vector<uint64_t> open_sst_files;
 
  private:
