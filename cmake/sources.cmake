@@ -1,40 +1,48 @@
 # The library's sources, relative to the project root: one list for our own
 # build (CMakeLists.txt) and for RocksDB's in-tree plugin build
-# (cmake/rocksdb_plugin.cmake).
+# (cmake/rocksdb_plugin.cmake). Layers, lowest first; a file includes only
+# its own layer and those listed before it (tools/scripts/check_layers.sh):
+#   format      hash, coding, the trailer
+#   filters     Bloom, cuckoo, fuse, the small form, the planner
+#   dynamic     the dynamic cuckoo filter
+#   allocation  per-level budgets and the level model
+#   rocksdb     the RocksDB policy, registration, the built-in family
+#   guard       the key guard (GuardedDB)
+#   migrate     rewriting a DB's filters
 
-# Core: filters on 64-bit hashes, no engine headers.
+# Engine-free: filters on 64-bit hashes, no engine header.
 set(SSTFILTER_CORE_SOURCES
-  plugin/core/bloom.cc
-  plugin/core/cuckoo_builder.cc
-  plugin/core/cuckoo_reader.cc
-  plugin/core/cuckoo_table.cc
-  plugin/core/copy_counts.cc
-  plugin/core/dynamic_cuckoo.cc
-  plugin/core/dynamic_cuckoo_plan.cc
-  plugin/core/dynamic_cuckoo_format.cc
-  plugin/core/dynamic_cuckoo_table.cc
-  plugin/core/filter.cc
-  plugin/core/filter_spec.cc
-  plugin/core/fuse_builder.cc
-  plugin/core/fuse_peeler.cc
-  plugin/core/fuse_reader.cc
-  plugin/core/hash.cc
-  plugin/core/small_filter.cc
-  plugin/core/level_allocation.cc
-  plugin/core/trailer.cc)
+  plugin/format/hash.cc
+  plugin/format/trailer.cc
+  plugin/filters/bloom.cc
+  plugin/filters/cuckoo_builder.cc
+  plugin/filters/cuckoo_reader.cc
+  plugin/filters/cuckoo_table.cc
+  plugin/filters/filter.cc
+  plugin/filters/filter_spec.cc
+  plugin/filters/fuse_builder.cc
+  plugin/filters/fuse_peeler.cc
+  plugin/filters/fuse_reader.cc
+  plugin/filters/small_filter.cc
+  plugin/dynamic/copy_counts.cc
+  plugin/dynamic/dynamic_cuckoo.cc
+  plugin/dynamic/dynamic_cuckoo_format.cc
+  plugin/dynamic/dynamic_cuckoo_plan.cc
+  plugin/dynamic/dynamic_cuckoo_table.cc
+  plugin/allocation/level_allocation.cc
+  plugin/allocation/level_model.cc)
 
-# RocksDB adapter: policies, options, registration, the policy check.
+# On RocksDB: the policy, the key guard, migration.
 set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/bits_adapter.cc
   plugin/rocksdb/builtin_family.cc
   plugin/rocksdb/check.cc
-  plugin/rocksdb/guard_family.cc
-  plugin/rocksdb/guard_file.cc
-  plugin/rocksdb/guard_impl.cc
-  plugin/rocksdb/guard_restart.cc
-  plugin/rocksdb/guarded_db.cc
-  plugin/rocksdb/guarded_db_write.cc
-  plugin/rocksdb/level_model.cc
-  plugin/rocksdb/migrate.cc
   plugin/rocksdb/policy.cc
-  plugin/rocksdb/registration.cc)
+  plugin/rocksdb/registration.cc
+  plugin/guard/guard_family.cc
+  plugin/guard/guard_file.cc
+  plugin/guard/guard_impl.cc
+  plugin/guard/guard_restart.cc
+  plugin/guard/guarded_db.cc
+  plugin/guard/guarded_db_write.cc
+  plugin/migrate/migrate.cc)

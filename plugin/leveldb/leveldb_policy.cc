@@ -4,7 +4,7 @@
 // derived per call from the budget and the distinct key count), build,
 // append.
 
-#include "leveldb_policy.h"
+#include "leveldb/leveldb_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +15,12 @@
 
 #include <sstfilter/leveldb.h>
 
-#include "../core/bloom.h"
-#include "../core/cuckoo_filter.h"
-#include "../core/fuse_filter.h"
-#include "../core/hash.h"
-#include "../core/small_filter.h"
-#include "../core/trailer.h"
+#include "filters/bloom.h"
+#include "filters/cuckoo_filter.h"
+#include "filters/fuse_filter.h"
+#include "format/hash.h"
+#include "filters/small_filter.h"
+#include "format/trailer.h"
 
 namespace sstfilter {
 namespace {

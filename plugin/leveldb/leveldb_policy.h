@@ -11,7 +11,7 @@
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
 
-#include "../core/filter_spec.h"
+#include "filters/filter_spec.h"
 
 namespace sstfilter {
 

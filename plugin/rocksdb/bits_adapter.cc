@@ -1,15 +1,15 @@
-#include "bits_adapter.h"
+#include "rocksdb/bits_adapter.h"
 
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
-#include "../core/hash.h"
-#include "../core/reader_dispatch.h"
-#include "../core/trailer.h"
-#include "builtin_family.h"
-#include "slice_hash.h"
-#include "tsan_handoff.h"
+#include "format/hash.h"
+#include "filters/reader_dispatch.h"
+#include "format/trailer.h"
+#include "rocksdb/builtin_family.h"
+#include "rocksdb/slice_hash.h"
+#include "rocksdb/tsan_handoff.h"
 
 namespace sstfilter {
 

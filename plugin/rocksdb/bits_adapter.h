@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/filter.h"
-#include "../core/filter_spec.h"
-#include "rocksdb_internal.h"
+#include "filters/filter.h"
+#include "filters/filter_spec.h"
+#include "rocksdb/rocksdb_internal.h"
 
 namespace sstfilter {
 

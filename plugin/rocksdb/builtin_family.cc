@@ -1,8 +1,8 @@
-#include "builtin_family.h"
+#include "rocksdb/builtin_family.h"
 
 #include <cstring>
 
-#include "bits_adapter.h"
+#include "rocksdb/bits_adapter.h"
 
 namespace sstfilter {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy.h"
+#include "rocksdb/policy.h"
 
 #include <sstream>
 #include <string>
@@ -8,9 +8,9 @@
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_type.h>
 
-#include "bits_adapter.h"
-#include "builtin_family.h"
-#include "tsan_handoff.h"
+#include "rocksdb/bits_adapter.h"
+#include "rocksdb/builtin_family.h"
+#include "rocksdb/tsan_handoff.h"
 
 namespace sstfilter {
 namespace {

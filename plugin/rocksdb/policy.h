@@ -8,10 +8,10 @@
 #include <rocksdb/filter_policy.h>
 #include <sstfilter/sstfilter.h>
 
-#include "../core/filter_spec.h"
-#include "../core/level_allocation.h"
-#include "level_model.h"
-#include "rocksdb_internal.h"
+#include "filters/filter_spec.h"
+#include "allocation/level_allocation.h"
+#include "allocation/level_model.h"
+#include "rocksdb/rocksdb_internal.h"
 
 namespace sstfilter {
 

@@ -5,7 +5,7 @@
 
 #include <sstfilter/sstfilter.h>
 
-#include "policy.h"
+#include "rocksdb/policy.h"
 
 namespace sstfilter {
 namespace {

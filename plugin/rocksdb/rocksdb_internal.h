@@ -15,7 +15,7 @@
 
 #include <rocksdb/version.h>
 
-#include "rocksdb_internal_version.h"
+#include "rocksdb/rocksdb_internal_version.h"
 
 #if defined(SSTFILTER_IN_TREE)
 
@@ -34,7 +34,7 @@
 #endif
 
 namespace ROCKSDB_NAMESPACE {
-#include "filter_bits_decl.h"
+#include "rocksdb/filter_bits_decl.h"
 }  // namespace ROCKSDB_NAMESPACE
 
 #endif  // SSTFILTER_IN_TREE

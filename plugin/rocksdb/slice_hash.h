@@ -7,7 +7,7 @@
 
 #include <rocksdb/slice.h>
 
-#include "../core/hash.h"
+#include "format/hash.h"
 
 namespace sstfilter {
 

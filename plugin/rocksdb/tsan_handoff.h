@@ -4,7 +4,7 @@
 // thread is used by flush and compaction threads, and a reader made by one
 // thread (a flush, a compaction, a table open) is queried by every reading
 // thread through the table and block caches. Against an uninstrumented
-// librocksdb (Debian's: tools/test.sh --rocksdb none) TSan cannot see those
+// librocksdb (Debian's: tools/scripts/test.sh --rocksdb none) TSan cannot see those
 // hand-offs and would report each first use as a race with construction.
 // (Against RocksDB built with TSan it sees them itself; the statements
 // below then only repeat what is true.) We state them at the

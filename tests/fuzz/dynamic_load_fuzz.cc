@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "hash.h"
+#include "format/hash.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

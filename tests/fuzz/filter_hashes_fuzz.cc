@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include "bloom.h"
-#include "filter_spec.h"
-#include "reader_dispatch.h"
+#include "filters/bloom.h"
+#include "filters/filter_spec.h"
+#include "filters/reader_dispatch.h"
 
 namespace {
 

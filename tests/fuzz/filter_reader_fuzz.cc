@@ -11,10 +11,10 @@
 #include <cstring>
 #include <string>
 
-#include "filter.h"
-#include "hash.h"
-#include "small_filter.h"
-#include "trailer.h"
+#include "filters/filter.h"
+#include "format/hash.h"
+#include "filters/small_filter.h"
+#include "format/trailer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sstfilter;

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "filter_spec.h"
-#include "hash.h"
+#include "filters/filter_spec.h"
+#include "format/hash.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sstfilter;

@@ -23,7 +23,7 @@
 // - Erase never shrinks the filter: after mass deletes, rebuild it (a new
 //   filter, presized with expected_max_keys, fed the remaining keys).
 // - ExpectedFpr() <= target_fpr at every size (model FPR; measured FPR agrees
-//   within sampling error, see tools/dynamic_bench).
+//   within sampling error, see tools/bench/dynamic_bench).
 // - Space: about l / load bits per key, l = the fingerprint length, which
 //   starts log2(expected_max_keys / initial_capacity) bits above what the
 //   target needs and loses one bit per doubling; load is 47-95%. At 0.1%

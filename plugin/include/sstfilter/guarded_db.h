@@ -246,7 +246,7 @@ class GuardedDB : public rocksdb::StackableDB {
       const std::vector<rocksdb::ColumnFamilyHandle*>& cfs) override;
   rocksdb::Status DestroyColumnFamilyHandle(rocksdb::ColumnFamilyHandle* cf) override;
 
-  struct Impl;  // (plugin/rocksdb/guard_*.h)
+  struct Impl;  // (plugin/guard/guard_*.h)
 
  private:
   GuardedDB(rocksdb::DB* db, std::unique_ptr<Impl> impl);

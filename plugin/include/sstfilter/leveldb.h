@@ -36,7 +36,7 @@
 // half of LevelDB's Bloom filter's; from 10 bits/key up it is at least as
 // accurate as LevelDB's own Bloom filter at every filter size (below 10,
 // filters of under about 20 keys may be less accurate, up to 1.27x at 8
-// bits/key: tools/small_filter_model.py). tools/leveldb_bench measures it
+// bits/key: tools/research/small_filter_model.py). tools/leveldb_bench measures it
 // (tables in README.md).
 //
 // Cuckoo: above the small form's sizes the cuckoo policy writes a cuckoo

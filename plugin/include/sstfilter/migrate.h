@@ -8,7 +8,7 @@
 // the SST's own level) under the DB's current table options, so every key
 // stays readable during and after. It is resumable: what it rewrote no
 // longer needs it, so a second call continues where the first stopped.
-// tools/sstfilter_migrate is the command-line form.
+// tools/cli/sstfilter_migrate is the command-line form.
 
 #pragma once
 

@@ -1,0 +1,220 @@
+#include "allocation/level_allocation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "filters/bloom.h"
+#include "filters/cuckoo_filter.h"
+#include "filters/fuse_filter.h"
+
+namespace sstfilter {
+namespace {
+
+// Key count the FPR curves are evaluated at: a typical SST's.
+constexpr size_t kModelKeys = 100000;
+// Bits/key grid of the solver.
+constexpr double kGridStep = 1.0 / 16;
+
+// Picks, for Lagrange multiplier `lambda`, each class's grid point
+// minimising fpr + lambda * share * bits (into choice); returns the average
+// bits/key spent.
+double Choose(const std::vector<FprCurve::Point>& curve, const std::vector<RunClass>& runs,
+              double lambda, std::vector<size_t>* choice) {
+  double spent = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    double best = 0;
+    for (size_t i = 0; i < curve.size(); ++i) {
+      const double cost = curve[i].fpr + lambda * runs[r].share * curve[i].bits;
+      if (i == 0 || cost < best) {
+        best = cost;
+        (*choice)[r] = i;
+      }
+    }
+    spent += runs[r].count * runs[r].share * curve[(*choice)[r]].bits;
+  }
+  return spent;
+}
+
+}  // namespace
+
+FprCurve::FprCurve(const FilterSpec& budget) : budget_(budget) {
+  const double hi = std::min(kMaxBitsPerKey, 3 * budget.bits_per_key + 12);
+  std::vector<Point> grid;
+  for (double bits = kMinBitsPerKey; bits <= hi + 1e-9; bits += kGridStep) {
+    Point p;
+    if (BestAt(bits, &p)) grid.push_back(p);
+  }
+  // Only the lower convex hull: cuckoo's FPR falls in steps (one more
+  // fingerprint bit), and a point inside a step is never worth its bits.
+  // Without this, the solver could leave the bottom level just below a
+  // step, at twice the FPR, to save a twentieth of a bit.
+  for (const Point& p : grid) {
+    while (!points_.empty() && p.fpr >= points_.back().fpr) points_.pop_back();
+    while (points_.size() >= 2) {
+      const Point& a = points_[points_.size() - 2];
+      const Point& b = points_.back();
+      // Drop b if it lies on or above the segment from a to p.
+      if ((b.fpr - a.fpr) * (p.bits - a.bits) >= (p.fpr - a.fpr) * (b.bits - a.bits)) {
+        points_.pop_back();
+      } else {
+        break;
+      }
+    }
+    points_.push_back(p);
+  }
+}
+
+bool FprCurve::BestAt(double bits, Point* best) const {
+  bool found = false;
+  for (FilterType type : {budget_.type, FilterType::kBloom}) {
+    const FilterSpec spec{type, bits};
+    if (!ValidateFilterSpec(spec).empty()) continue;
+    const double fpr = ExpectedFprOf(spec);
+    if (!found || fpr < best->fpr) *best = Point{bits, fpr, type};
+    found = true;
+  }
+  return found;
+}
+
+std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
+                                         const std::vector<RunClass>& runs) {
+  const auto& points = curve.points();
+  const double budget = curve.budget().bits_per_key;
+  std::vector<size_t> choice(runs.size(), 0);
+  // Bisect the multiplier (log scale) for the smallest spend within budget.
+  double lo_log = std::log(1e-16), hi_log = std::log(1e6);
+  for (int iter = 0; iter < 60; ++iter) {
+    const double mid = 0.5 * (lo_log + hi_log);
+    if (Choose(points, runs, std::exp(mid), &choice) > budget) {
+      lo_log = mid;
+    } else {
+      hi_log = mid;
+    }
+  }
+  Choose(points, runs, std::exp(hi_log), &choice);
+
+  std::vector<LevelFilter> out;
+  double upper = 0;  // spent by all but the bottom
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const FprCurve::Point& p = points[choice[r]];
+    LevelFilter f;
+    f.spec = FilterSpec{p.type, p.bits};
+    f.key_share = runs[r].share;
+    f.expected_fpr = p.fpr;
+    out.push_back(f);
+    if (r + 1 < runs.size()) upper += runs[r].count * runs[r].share * p.bits;
+  }
+  // The grid leaves a little of the budget unspent: the bottom, which holds
+  // most keys, takes exactly what remains, as a mix of the two curve points
+  // around it (never below a valid size, never above the curve's end).
+  LevelFilter& bottom = out.back();
+  const double exact = (budget - upper) / (runs.back().count * runs.back().share);
+  if (std::isfinite(exact)) {
+    size_t hi = 0;
+    while (hi < points.size() && points[hi].bits < exact) ++hi;
+    if (hi == 0 || hi == points.size()) {
+      const FprCurve::Point& p = points[hi == 0 ? 0 : points.size() - 1];
+      bottom.spec = FilterSpec{p.type, p.bits};
+      bottom.expected_fpr = p.fpr;
+    } else {
+      const FprCurve::Point& a = points[hi - 1];
+      const FprCurve::Point& b = points[hi];
+      const double t = (exact - a.bits) / (b.bits - a.bits);
+      const double mix_fpr = a.fpr + t * (b.fpr - a.fpr);
+      // The one size at `exact` where it is the better (where the curve
+      // points are far apart, as around a fuse filter's first size).
+      FprCurve::Point p;
+      if (curve.BestAt(exact, &p) && p.fpr <= mix_fpr) {
+        bottom.spec = FilterSpec{p.type, p.bits};
+        bottom.expected_fpr = p.fpr;
+      } else {
+        bottom.spec = FilterSpec{a.type, a.bits};
+        bottom.upper_spec = FilterSpec{b.type, b.bits};
+        bottom.upper_fraction = t;
+        bottom.expected_fpr = mix_fpr;
+      }
+    }
+  }
+  return out;
+}
+
+const char* AllocationName(Allocation allocation) {
+  return allocation == Allocation::kMonkey ? "monkey" : "uniform";
+}
+
+bool AllocationFromName(const std::string& name, Allocation* allocation) {
+  for (Allocation a : {Allocation::kUniform, Allocation::kMonkey}) {
+    if (name == AllocationName(a)) {
+      *allocation = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+double ExpectedFprOf(const FilterSpec& spec) {
+  switch (spec.type) {
+    case FilterType::kBloom:
+      return BloomExpectedFpr(spec.bits_per_key, BloomProbes(spec.bits_per_key));
+    case FilterType::kCuckoo:
+    case FilterType::kCuckooPlain:
+    case FilterType::kCuckooSemiSorted: {
+      const CuckooVariant variant =
+          spec.type == FilterType::kCuckoo        ? CuckooVariant::kAuto
+          : spec.type == FilterType::kCuckooPlain ? CuckooVariant::kPlain
+                                                  : CuckooVariant::kSemiSorted;
+      return CuckooExpectedFpr(ChooseCuckooShape(kModelKeys, spec.bits_per_key, variant),
+                               kModelKeys);
+    }
+    case FilterType::kFuse:
+      return FuseExpectedFpr(kModelKeys, spec.bits_per_key);
+  }
+  return 1.0;
+}
+
+LevelPlan LevelPlan::Solve(const FilterSpec& budget, const LevelShape& requested) {
+  LevelShape shape = requested;
+  shape.base_level = std::max(1, shape.base_level);
+  shape.bottom_level = std::max(shape.base_level, shape.bottom_level);
+  shape.fanout = std::isfinite(shape.fanout) && shape.fanout > 1 ? shape.fanout : 10;
+  shape.l0_files = std::max(1, shape.l0_files);
+
+  // Key weights: level L is fanout^(L - bottom); L0 weighs as the base level.
+  const int levels = shape.bottom_level - shape.base_level + 1;
+  std::vector<double> weight(levels);
+  double total = std::pow(shape.fanout, shape.base_level - shape.bottom_level);  // L0
+  for (int i = 0; i < levels; ++i) {
+    weight[i] = std::pow(shape.fanout, shape.base_level + i - shape.bottom_level);
+    total += weight[i];
+  }
+  std::vector<RunClass> runs;
+  runs.push_back({weight[0] / shape.l0_files / total, shape.l0_files});
+  for (int i = 0; i < levels; ++i) runs.push_back({weight[i] / total, 1});
+
+  LevelPlan plan;
+  plan.shape_ = shape;
+  plan.levels_ = SolveAllocation(FprCurve(budget), runs);
+  return plan;
+}
+
+const LevelFilter& LevelPlan::ForLevel(int level) const {
+  if (level <= 0) return levels_.front();
+  const int i = std::max(level, shape_.base_level) - shape_.base_level + 1;
+  return levels_[std::min<size_t>(i, levels_.size() - 1)];
+}
+
+double LevelPlan::ModelBitsPerKey() const {
+  double bits = levels_.front().key_share * shape_.l0_files * levels_.front().BitsPerKey();
+  for (size_t i = 1; i < levels_.size(); ++i) {
+    bits += levels_[i].key_share * levels_[i].BitsPerKey();
+  }
+  return bits;
+}
+
+double LevelPlan::ModelFprSum() const {
+  double sum = shape_.l0_files * levels_.front().expected_fpr;
+  for (size_t i = 1; i < levels_.size(); ++i) sum += levels_[i].expected_fpr;
+  return sum;
+}
+
+}  // namespace sstfilter

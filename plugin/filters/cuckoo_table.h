@@ -1,0 +1,182 @@
+// Bucket codecs: how a cuckoo filter's buckets of four fingerprints are
+// packed into bits. They own no memory; the cuckoo filter logic (hashing,
+// alternate bucket, eviction, stash) in cuckoo_filter.h works on either.
+//
+// A fingerprint is an integer in [1, 2^f - 1]; 0 marks an empty slot.
+// Bucket b occupies bits [b * bucket_bits(), (b + 1) * bucket_bits()) of a
+// little-endian bit array (see LoadBits in coding.h). Bucket widths (4f, or
+// 4f - 4) are multiples of 4 bits, so a bucket of up to 64 bits starts at
+// bit 0 or 4 of a byte and one 8-byte load reads it. Readers and writers
+// touch up to 8 bytes past a bucket's first byte, so the array must be
+// followed by at least 8 addressable bytes (the trailer guarantees this).
+
+#pragma once
+
+#include <cstdint>
+
+#include "format/coding.h"
+
+namespace sstfilter {
+
+constexpr int kSlotsPerBucket = 4;
+constexpr int kMinFingerprintBits = 4;
+constexpr int kMaxFingerprintBits = 32;
+
+// Constants for testing four `width`-bit lanes of a word at once (SWAR).
+struct LaneConstants {
+  uint64_t ones = 0;  // 1 in the lowest bit of each lane
+  uint64_t low = 0;   // all but each lane's top bit
+  uint64_t top = 0;   // each lane's top bit
+  // Requires 1 <= width; lanes wider than 16 bits (four of them do not
+  // fit a word) leave the constants zero: callers do not use them then.
+  constexpr explicit LaneConstants(unsigned width) {
+    if (width == 0 || width > 16) return;
+    for (unsigned j = 0; j < 4; ++j) {
+      ones |= uint64_t{1} << (j * width);
+      top |= uint64_t{1} << (j * width + width - 1);
+    }
+    low = ones * ((uint64_t{1} << (width - 1)) - 1);
+  }
+  // Each lane's top bit set iff that lane of `x` is zero; no carries cross
+  // lanes ((v & low) + low stays below 2^width).
+  uint64_t ZeroLanes(uint64_t x) const { return ~(((x & low) + low) | x) & top; }
+};
+
+// Multiplier that moves the flag at bit w * j + w - 1 of four w-bit lanes
+// to bit 4w - 1 + j after a shift right by w - 1 (so bits 3w + j).
+constexpr uint64_t LaneGather(unsigned w) {
+  return w > 16 ? 0
+                : (uint64_t{1} << (3 * w)) + (uint64_t{1} << (2 * w + 1)) +
+                      (uint64_t{1} << (w + 2)) + (uint64_t{1} << 3);
+}
+
+// The semi-sorted codes (cuckoo_table.cc), and their decode table: 4096
+// entries, code -> four sorted nibbles (see SemiSortedBucketCodec).
+struct NibbleCodes;
+const uint16_t* SemiSortedDecodeTable();
+
+// Four f-bit fingerprints side by side: 4f bits per bucket.
+class PlainBucketCodec {
+ public:
+  explicit PlainBucketCodec(int fp_bits);
+
+  unsigned bucket_bits() const { return bucket_bits_; }
+  // Appends the next bucket; buckets are written in order from bucket 0.
+  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
+  void Decode(const char* base, uint64_t bucket,
+              uint32_t slots[kSlotsPerBucket]) const;
+  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
+
+  // For buckets of up to 64 bits (f <= 16): the bucket as one word, and
+  // the match on that word. Split so a query can issue both buckets' loads
+  // before it works on either.
+  bool word_sized() const { return bucket_bits_ <= 64; }
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
+  }
+  bool WordContains(uint64_t word, uint32_t fp) const {
+    return lanes_.ZeroLanes(word ^ (fp * lanes_.ones)) != 0;
+  }
+
+ private:
+  unsigned fp_bits_;
+  unsigned bucket_bits_;
+  LaneConstants lanes_;  // four fp_bits_-wide lanes
+};
+
+// Semi-sorted buckets (Fan et al., section 5.2): the four fingerprints are
+// sorted by their low 4 bits. A sorted multiset of four 4-bit values has
+// C(19, 4) = 3876 possibilities, so a 12-bit code replaces the 16 bits of
+// the four nibbles: 4f - 4 bits per bucket, one bit per entry saved.
+//
+//   bits [0, 12)                       nibble code (rank of the sorted
+//                                      nibble multiset)
+//   bits [12 + j(f-4), 12 + (j+1)(f-4)) high f-4 bits of slot j, j = 0..3
+class SemiSortedBucketCodec {
+ public:
+  explicit SemiSortedBucketCodec(int fp_bits);
+
+  unsigned bucket_bits() const { return bucket_bits_; }
+  // Appends the next bucket, its slots sorted (by low nibble, then high
+  // bits) so equal contents give equal bits whatever their order.
+  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
+  void Decode(const char* base, uint64_t bucket,
+              uint32_t slots[kSlotsPerBucket]) const;
+  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
+
+  // As PlainBucketCodec's, for f <= 17. Readers take FixedSemiSortedCodec
+  // for f = 8..17 (reader_dispatch.h), so this match serves f = 4..7,
+  // whose high parts are too narrow for the lane trick, and the tests: slot
+  // by slot, the reference the fast match is checked against.
+  bool word_sized() const { return bucket_bits_ <= 64; }
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
+  }
+  bool WordContains(uint64_t word, uint32_t fp) const {
+    return SlotsContain(decode_[word & 0xfff], word >> 12, fp);
+  }
+
+ private:
+  bool SlotsContain(unsigned nibbles, uint64_t highs, uint32_t fp) const;
+
+  unsigned high_bits_;  // f - 4
+  unsigned bucket_bits_;
+  uint64_t high_mask_;
+  const NibbleCodes* codes_;  // code <-> four sorted nibbles
+  const uint16_t* decode_;    // codes_->decode: code -> nibbles
+};
+
+// A query-only semi-sorted codec for one fingerprint width fixed at
+// compile time: the same bits and answers as SemiSortedBucketCodec for that
+// width, with every shift, mask and lane constant folded into the code.
+// Readers use it for f = 8..17 (reader_dispatch.h), the widths whose
+// bucket fits a word and whose high parts (f - 4 bits) are wide enough for
+// the lane match below; the constructor argument is the width, already
+// known to be F. (The same for plain buckets measured slower out of cache
+// than the run-time codec, so plain readers keep that one.)
+template <int F>
+class FixedSemiSortedCodec {
+  static_assert(F >= 8 && F <= 17, "word-sized, with high parts of at least 4 bits");
+
+ public:
+  explicit FixedSemiSortedCodec(int /*fp_bits*/) : decode_(SemiSortedDecodeTable()) {}
+  static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
+  static constexpr bool word_sized() { return true; }
+  // The bucket in the low bits; the bits above it (the next bucket's) are
+  // left in: WordContains reads the code and four lanes and nothing else.
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    const uint64_t pos = bucket * bucket_bits();
+    return DecodeFixed64(base + (pos >> 3)) >> (pos & 7);  // see LoadBits
+  }
+  // Is fp in the bucket word? Bits of `word` above the bucket are ignored.
+  bool WordContains(uint64_t word, uint32_t fp) const {
+    // High parts first: they need no table, and for a key that is not
+    // there one matches with probability about 4 / 2^(f-4), so the table
+    // lookup (a dependent load, often out of L1 when queries roam over
+    // memory) usually does not happen. The branch is predictable for that
+    // reason.
+    const uint64_t hz = kHighLanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * kHighLanes.ones));
+    if (__builtin_expect(hz == 0, 1)) return false;
+    // Slots whose high part is fp's: lane flags at bits (j+1)w - 1,
+    // gathered to bits 0..3 by one multiply.
+    const uint64_t high_match =
+        (((hz >> (kHighBits - 1)) * LaneGather(kHighBits)) >> (3 * kHighBits)) & 15;
+    // Slots whose nibble is fp's: lane flags at bits 4j + 3, gathered the
+    // same way (0x249 = 2^9 + 2^6 + 2^3 + 1).
+    const unsigned nibbles = decode_[word & 0xfff];
+    const uint64_t x = nibbles ^ ((fp & 15) * 0x1111u);
+    const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
+    const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
+    return (nibble_match & high_match) != 0;
+  }
+  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const {
+    return WordContains(LoadWord(base, bucket), fp);
+  }
+
+ private:
+  static constexpr unsigned kHighBits = F - 4;
+  static constexpr LaneConstants kHighLanes{kHighBits};
+  const uint16_t* decode_;  // code -> four sorted nibbles
+};
+
+}  // namespace sstfilter

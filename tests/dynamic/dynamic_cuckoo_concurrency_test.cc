@@ -1,0 +1,79 @@
+// DynamicCuckooFilter's thread-safety contract: readers running alongside
+// the one writer never miss a key inserted (and not erased) before their
+// query started, while the writer inserts, evicts, erases other keys and
+// grows. Runs under ThreadSanitizer in tools/scripts/test.sh step 3 (the ctest name
+// contains "Concurrency").
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "format/hash.h"
+#include "sstfilter/dynamic_cuckoo.h"
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SSTFILTER_TEST_TSAN 1
+#endif
+#endif
+
+namespace sstfilter {
+namespace {
+
+uint64_t StableHash(uint64_t i) { return Mix64(i * 2 + 1); }
+uint64_t ChurnHash(uint64_t i) { return Mix64(i * 2 + 2); }
+
+TEST(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth) {
+  DynamicCuckooOptions o;
+  o.target_fpr = 0.01;
+  o.initial_capacity = 256;  // many growth steps
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+#if defined(__SANITIZE_THREAD__) || defined(SSTFILTER_TEST_TSAN)
+  const uint64_t n = 60000;
+#else
+  const uint64_t n = 600000;
+#endif
+  std::atomic<uint64_t> published{0};  // stable keys [0, published) are in
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> misses{0}, checks{0};
+
+  auto reader = [&](uint64_t seed) {
+    uint64_t x = seed;
+    while (!done.load(std::memory_order_acquire)) {
+      const uint64_t p = published.load(std::memory_order_acquire);
+      if (p == 0) continue;
+      // The newest keys (most likely to be mid-eviction) and random old ones.
+      for (uint64_t k = 0; k < 16; ++k) {
+        x = Mix64(x + k);
+        const uint64_t i = k < 8 ? (k < p ? p - 1 - k : 0) : x % p;
+        if (!f->ContainsHash(StableHash(i))) misses.fetch_add(1, std::memory_order_relaxed);
+        checks.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  };
+  std::vector<std::thread> readers;
+  for (uint64_t t = 0; t < 2; ++t) readers.emplace_back(reader, t + 1);
+
+  for (uint64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(f->InsertHash(StableHash(i)), DynamicStatus::kOk);
+    published.store(i + 1, std::memory_order_release);
+    // Churn: keys inserted and erased a little later, so erases run too.
+    ASSERT_EQ(f->InsertHash(ChurnHash(i)), DynamicStatus::kOk);
+    if (i >= 100) {
+      ASSERT_EQ(f->EraseHash(ChurnHash(i - 100)), DynamicStatus::kOk);
+    }
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(misses.load(), 0u) << "of " << checks.load() << " checks";
+  EXPECT_GT(checks.load(), 1000u);
+  EXPECT_EQ(f->Size(), n + 100);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f->ContainsHash(StableHash(i)));
+}
+
+}  // namespace
+}  // namespace sstfilter

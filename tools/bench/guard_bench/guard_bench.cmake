@@ -1,0 +1,7 @@
+# guard_bench: the key guard (GuardedDB) against the same RocksDB unguarded
+# (tools/bench/guard_bench/guard_bench.cc).
+if(SSTFILTER_HAVE_GFLAGS)
+  add_executable(guard_bench ${CMAKE_CURRENT_LIST_DIR}/guard_bench.cc)
+  target_link_libraries(guard_bench PRIVATE sstfilter::sstfilter sstfilter_gflags)
+  target_compile_options(guard_bench PRIVATE ${SSTFILTER_WARNINGS})
+endif()

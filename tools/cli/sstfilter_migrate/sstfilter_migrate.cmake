@@ -1,0 +1,5 @@
+# sstfilter_migrate: rewrites the SSTs whose filter a DB's configured policy
+# cannot read (tools/cli/sstfilter_migrate/sstfilter_migrate.cc).
+add_executable(sstfilter_migrate ${CMAKE_CURRENT_LIST_DIR}/sstfilter_migrate.cc)
+target_link_libraries(sstfilter_migrate PRIVATE sstfilter::sstfilter)
+target_compile_options(sstfilter_migrate PRIVATE ${SSTFILTER_WARNINGS})

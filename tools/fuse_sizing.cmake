@@ -1,9 +1,0 @@
-# fuse_sizing: first-peeling success of 4-wise binary fuse filters against
-# slots per key (tools/fuse_sizing/fuse_sizing.cc), for docs/design.md.
-if(SSTFILTER_HAVE_GFLAGS)
-  add_executable(fuse_sizing ${CMAKE_CURRENT_LIST_DIR}/fuse_sizing/fuse_sizing.cc
-                             $<TARGET_OBJECTS:sstfilter_core>)
-  target_include_directories(fuse_sizing PRIVATE ${PROJECT_SOURCE_DIR}/plugin/core)
-  target_link_libraries(fuse_sizing PRIVATE sstfilter_gflags)
-  target_compile_options(fuse_sizing PRIVATE ${SSTFILTER_WARNINGS})
-endif()
