@@ -45,4 +45,5 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/guard/guard_restart.cc
   plugin/guard/guarded_db.cc
   plugin/guard/guarded_db_write.cc
+  plugin/guard/guarded_db_ingest.cc
   plugin/migrate/migrate.cc)

@@ -97,6 +97,16 @@ FilterSpec LevelModel::SpecFor(const FileFacts& file, const FilterSpec& budget) 
   if (file.level < 0 || file.num_keys == 0) return budget;
   std::lock_guard<std::mutex> lock(mu_);
   Learn(file);
+  return Plan(file, budget);
+}
+
+FilterSpec LevelModel::PeekSpecFor(const FileFacts& file, const FilterSpec& budget) {
+  if (file.level < 0 || file.num_keys == 0) return budget;
+  std::lock_guard<std::mutex> lock(mu_);
+  return Plan(file, budget);
+}
+
+FilterSpec LevelModel::Plan(const FileFacts& file, const FilterSpec& budget) {
   const int level = file.level;
   if (deepest_ == 0 || live_[deepest_].empty()) return budget;
   if (level >= 1 && level == deepest_ && !file.is_bottommost) return budget;

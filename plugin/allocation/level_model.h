@@ -52,6 +52,9 @@ class LevelModel {
   // over the tree as estimated.
   FilterSpec SpecFor(const FileFacts& file, const FilterSpec& budget);
 
+  // The filter SpecFor would return for `file` now, learning nothing.
+  FilterSpec PeekSpecFor(const FileFacts& file, const FilterSpec& budget);
+
   // Estimated keys per level, [0] all of L0; 0 where unknown.
   std::vector<double> LevelKeys() const;
 
@@ -62,6 +65,7 @@ class LevelModel {
     uint64_t birth;  // order of building
   };
   void Learn(const FileFacts& file);  // requires mu_ held
+  FilterSpec Plan(const FileFacts& file, const FilterSpec& budget);  // likewise
   std::shared_ptr<const FprCurve> CurveFor(const FilterSpec& budget);
 
   mutable std::mutex mu_;

@@ -54,6 +54,12 @@ size_t FilterBuilder::MaxKeysForSize(size_t bytes) const {
   return lo;
 }
 
+double FilterBuilder::FinishedFpr(size_t n) const {
+  const double own = ExpectedFpr(n);
+  if (!allow_small_form_ || n == 0 || n > kMaxSmallKeys) return own;
+  return std::min(own, SmallExpectedFpr(n, FilterSize(n)));
+}
+
 bool FilterBuilder::FinishSmall(std::string* dst) const {
   const size_t n = hashes_.size();
   if (n == 0 || n > kMaxSmallKeys) return false;

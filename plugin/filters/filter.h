@@ -72,6 +72,10 @@ class FilterBuilder {
   // form) over `num_keys` distinct hashes.
   virtual double ExpectedFpr(size_t num_keys) const = 0;
 
+  // Expected FPR of what Finish writes over `num_keys` distinct hashes:
+  // the small form's where Finish would write it.
+  double FinishedFpr(size_t num_keys) const;
+
   // Appends a filter over `hashes` (no adjacent repeats) without touching
   // the builder's own state; for builders that hand some key counts to
   // another kind (the cuckoo builder's tiny tables to Bloom, the fuse

@@ -123,4 +123,25 @@ uint64_t GuardedDB::Impl::RuledOut() const {
   return sum;
 }
 
+rocksdb::Status UnknownFamily(uint32_t id) {
+  return rocksdb::Status::NotSupported("sstfilter guard: column family " + std::to_string(id) +
+                                       " was not opened or created through GuardedDB");
+}
+
+rocksdb::Status NoHandle(const GuardFamily& g) {
+  return rocksdb::Status::NotSupported("sstfilter guard: the handle of column family '" +
+                                       g.name() + "' was destroyed; writes to it cannot be guarded");
+}
+
+bool DbHolds(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h, const rocksdb::Slice& key) {
+  rocksdb::PinnableSlice value;
+  return db->Get(rocksdb::ReadOptions(), h, key, &value).ok();
+}
+
+rocksdb::Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g) {
+  bool known = false;
+  *g = impl.Lookup(cf_id, &known);
+  return known ? rocksdb::Status::OK() : UnknownFamily(cf_id);
+}
+
 }  // namespace sstfilter

@@ -118,4 +118,20 @@ struct GuardedDB::Impl {
   Counter ruled_out_[kCounters];
 };
 
+// For the write paths (guarded_db_write.cc, guarded_db_ingest.cc).
+
+// NotSupported: the write's family was not opened or created through
+// GuardedDB, or its handle was destroyed.
+rocksdb::Status UnknownFamily(uint32_t id);
+rocksdb::Status NoHandle(const GuardFamily& g);
+
+// Whether the DB holds the key now; a failed read answers false, which
+// makes a put insert (an extra copy, harmless) and a delete not erase (a
+// stale entry, harmless).
+bool DbHolds(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h, const rocksdb::Slice& key);
+
+// The guard of a write's column family: *g null for a family GuardedDB
+// leaves unguarded; NotSupported for one it does not know.
+rocksdb::Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g);
+
 }  // namespace sstfilter

@@ -8,6 +8,7 @@
 #include <rocksdb/comparator.h>
 
 #include "guard/guard_impl.h"
+#include "rocksdb/db_open.h"
 #include "guard/guard_restart.h"
 #include "rocksdb/slice_hash.h"
 
@@ -60,10 +61,11 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
                                            "' uses user-defined timestamps");
     }
   }
-  rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, path, families, handles, &raw);
+  std::unique_ptr<rocksdb::DB> base;
+  rocksdb::Status s = OpenDB(options, path, families, handles, &base);
   if (!s.ok()) return s;
-  std::unique_ptr<GuardedDB> out(new GuardedDB(raw, std::make_unique<Impl>(guard, path)));
+  rocksdb::DB* raw = base.get();
+  std::unique_ptr<GuardedDB> out(new GuardedDB(base.release(), std::make_unique<Impl>(guard, path)));
   // Nothing can write until Open returns: the guard starts level with the DB.
   out->impl_->set_open_sequence(raw->GetLatestSequenceNumber());
   s = LoadOrRebuildGuards(raw, out->impl_.get(), *handles);

@@ -11,10 +11,8 @@
 // remove another key's fingerprint and overwrites add nothing.
 //
 // Every write that succeeded counts the sequence numbers it consumed
-// (Impl::CountSequences): one per record, the WriteBatch's Count(). An
-// ingestion or import counts none, since the guard cannot tell the number
-// RocksDB may assign it from a write made around the guard meanwhile: one
-// that took a sequence number makes the next Open rebuild.
+// (Impl::CountSequences): one per record, the WriteBatch's Count().
+// Ingestion and import: guarded_db_ingest.cc.
 
 #include <sstfilter/guarded_db.h>
 
@@ -22,7 +20,6 @@
 #include <shared_mutex>
 
 #include <rocksdb/options.h>
-#include <rocksdb/sst_file_reader.h>
 #include <rocksdb/write_batch.h>
 
 #include "guard/guard_impl.h"
@@ -33,32 +30,6 @@ namespace {
 
 using rocksdb::Slice;
 using rocksdb::Status;
-
-Status Unknown(uint32_t id) {
-  return Status::NotSupported("sstfilter guard: column family " + std::to_string(id) +
-                              " was not opened or created through GuardedDB");
-}
-
-Status NoHandle(const GuardFamily& g) {
-  return Status::NotSupported("sstfilter guard: the handle of column family '" + g.name() +
-                              "' was destroyed; writes to it cannot be guarded");
-}
-
-// Whether the DB holds the key now; a failed read answers false, which
-// makes a put insert (an extra copy, harmless) and a delete not erase (a
-// stale entry, harmless).
-bool DbHolds(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h, const Slice& key) {
-  rocksdb::PinnableSlice value;
-  return db->Get(rocksdb::ReadOptions(), h, key, &value).ok();
-}
-
-// The guard of a write's column family: *g null for a family GuardedDB
-// leaves unguarded; NotSupported for one it does not know.
-Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g) {
-  bool known = false;
-  *g = impl.Lookup(cf_id, &known);
-  return known ? Status::OK() : Unknown(cf_id);
-}
 
 // OK for a family GuardedDB leaves unguarded: user-defined timestamps are
 // refused on guarded ones.
@@ -310,83 +281,5 @@ Status GuardedDB::DeleteRange(const rocksdb::WriteOptions& o, rocksdb::ColumnFam
                               const Slice& begin, const Slice& end) {
   return Counted(impl_.get(), 1, db_->DeleteRange(o, cf, begin, end));
 }
-
-namespace {
-
-// Inserts the keys an ingestion will make visible. Precondition: the gate
-// is held exclusively.
-Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
-                         const std::vector<std::string>& files) {
-  GuardFamily* g = nullptr;
-  const Status found = FindGuard(*impl, cf->GetID(), &g);
-  if (!found.ok() || g == nullptr || !g->enabled()) return found;
-  if (g->handle() == nullptr) return NoHandle(*g);
-  const rocksdb::Options options = db->GetOptions(cf);
-  for (const std::string& file : files) {
-    rocksdb::SstFileReader reader(options);
-    Status s = reader.Open(file);
-    if (!s.ok()) return s;
-    rocksdb::ReadOptions ro;
-    ro.fill_cache = false;
-    std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const uint64_t hash = KeyHash(it->key());
-      if (!(g->MayContainHash(hash) && DbHolds(db, g->handle(), it->key()))) g->InsertHash(hash);
-    }
-    if (!it->status().ok()) return it->status();
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-// Ingestion holds every key's lock (the gate, exclusively): its keys become
-// visible at once.
-Status GuardedDB::IngestExternalFile(rocksdb::ColumnFamilyHandle* cf,
-                                     const std::vector<std::string>& files,
-                                     const rocksdb::IngestExternalFileOptions& options) {
-  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
-  Status s = GuardIngestedKeys(db_, impl_.get(), cf, files);
-  return s.ok() ? db_->IngestExternalFile(cf, files, options) : s;
-}
-
-Status GuardedDB::IngestExternalFiles(const std::vector<rocksdb::IngestExternalFileArg>& args) {
-  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
-  for (const auto& arg : args) {
-    Status s = GuardIngestedKeys(db_, impl_.get(), arg.column_family, arg.external_files);
-    if (!s.ok()) return s;
-  }
-  return db_->IngestExternalFiles(args);
-}
-
-namespace {
-Status ImportRefused(const std::string& name) {
-  return Status::NotSupported("sstfilter guard: import into guarded column family '" + name +
-                              "' (import into an unguarded one, or ingest the files)");
-}
-}  // namespace
-
-Status GuardedDB::CreateColumnFamilyWithImport(
-    const rocksdb::ColumnFamilyOptions& options, const std::string& name,
-    const rocksdb::ImportColumnFamilyOptions& import_options,
-    const rocksdb::ExportImportFilesMetaData& metadata, rocksdb::ColumnFamilyHandle** handle) {
-  if (impl_->Guards(name)) return ImportRefused(name);
-  Status s = db_->CreateColumnFamilyWithImport(options, name, import_options, metadata, handle);
-  if (s.ok()) impl_->Publish((*handle)->GetID(), nullptr);
-  return s;
-}
-
-#if ROCKSDB_MAJOR >= 9
-Status GuardedDB::CreateColumnFamilyWithImport(
-    const rocksdb::ColumnFamilyOptions& options, const std::string& name,
-    const rocksdb::ImportColumnFamilyOptions& import_options,
-    const std::vector<const rocksdb::ExportImportFilesMetaData*>& metadatas,
-    rocksdb::ColumnFamilyHandle** handle) {
-  if (impl_->Guards(name)) return ImportRefused(name);
-  Status s = db_->CreateColumnFamilyWithImport(options, name, import_options, metadatas, handle);
-  if (s.ok()) impl_->Publish((*handle)->GetID(), nullptr);
-  return s;
-}
-#endif
 
 }  // namespace sstfilter

@@ -13,15 +13,15 @@
 
 namespace sstfilter {
 
-BitsBuilderAdapter::BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
-                                       bool verify_after_build, bool builtin_guard)
-    : core_(std::move(core)),
+BitsBuilderAdapter::BitsBuilderAdapter(const FilterSpec& spec, bool verify_after_build,
+                                       bool builtin_guard)
+    : spec_(spec),
+      core_(NewFilterBuilder(spec)),
       verify_after_build_(verify_after_build),
       builtin_guard_(builtin_guard) {}
 
-void BitsBuilderAdapter::SetChooser(FilterChooser chooser, const FilterSpec& initial) {
+void BitsBuilderAdapter::SetChooser(FilterChooser chooser) {
   chooser_ = std::move(chooser);
-  initial_spec_ = initial;
 }
 
 void BitsBuilderAdapter::NoteKeyRange(const rocksdb::Slice& key) {
@@ -51,12 +51,14 @@ size_t BitsBuilderAdapter::EstimateEntriesAdded() { return core_->NumHashes(); }
 
 rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
   if (chooser_) {
-    const FilterSpec spec = chooser_(core_->NumHashes(), first_key_, last_key_);
+    const FilterSpec spec = chooser_(core_->NumHashes(), first_key_, last_key_, /*learn=*/true);
     chooser_ = nullptr;
-    if (spec.type != initial_spec_.type || spec.bits_per_key != initial_spec_.bits_per_key) {
+    sizing_.reset();
+    if (spec.type != spec_.type || spec.bits_per_key != spec_.bits_per_key) {
       auto chosen = NewFilterBuilder(spec);
       for (uint64_t h : core_->hashes()) chosen->AddHash(h);
       core_ = std::move(chosen);
+      spec_ = spec;
     }
   }
   if (verify_after_build_) finished_hashes_ = core_->hashes();
@@ -103,8 +105,44 @@ rocksdb::Status BitsBuilderAdapter::MaybePostVerify(
   return rocksdb::Status::OK();
 }
 
+size_t BitsBuilderAdapter::GuardSize() const {
+  return builtin_guard_ ? kBuiltinGuardSize : 0;
+}
+
 size_t BitsBuilderAdapter::ApproximateNumEntries(size_t bytes) {
-  return core_->MaxKeysForSize(bytes);
+  return bytes < GuardSize() ? 0 : SizingBuilder().MaxKeysForSize(bytes - GuardSize());
+}
+
+const FilterBuilder& BitsBuilderAdapter::SizingBuilder(FilterSpec* spec) {
+  if (!chooser_ || !has_first_key_) {
+    if (spec != nullptr) *spec = spec_;
+    return *core_;
+  }
+  if (!sizing_) {
+    // The choice depends on the level and the first key, not on the count
+    // (FileFacts): one peek serves every later call.
+    sizing_spec_ = chooser_(core_->NumHashes(), first_key_, last_key_, /*learn=*/false);
+    sizing_ = NewFilterBuilder(sizing_spec_);
+  }
+  if (spec != nullptr) *spec = sizing_spec_;
+  return *sizing_;
+}
+
+size_t BitsBuilderAdapter::CalculateSpace(size_t num_entries) {
+  return SizingBuilder().FilterSize(num_entries) + GuardSize();
+}
+
+double BitsBuilderAdapter::EstimatedFpRate(size_t num_entries, size_t bytes) {
+  if (num_entries == 0) return 0.0;
+  FilterSpec spec;
+  const FilterBuilder& sizing = SizingBuilder(&spec);
+  if (bytes == sizing.FilterSize(num_entries) + GuardSize()) {
+    return sizing.FinishedFpr(num_entries);
+  }
+  // Another size: the same kind at the bits/key those bytes give.
+  spec.bits_per_key = 8.0 * static_cast<double>(bytes > GuardSize() ? bytes - GuardSize() : 0) /
+                      static_cast<double>(num_entries);
+  return NewFilterBuilder(spec)->ExpectedFpr(num_entries);
 }
 
 namespace {

@@ -16,10 +16,11 @@
 namespace sstfilter {
 
 // Decides a file's filter when it is finished, from its distinct key count
-// and its first and last key (keys arrive sorted).
+// and its first and last key (keys arrive sorted). With `learn` false it
+// only says what it would choose now, and records nothing.
 using FilterChooser =
     std::function<FilterSpec(size_t num_keys, const std::string& first_key,
-                             const std::string& last_key)>;
+                             const std::string& last_key, bool learn)>;
 
 class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
  public:
@@ -27,13 +28,14 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // MaybePostVerify checks that the finished bytes match every one. With
   // `builtin_guard`, every filter ends in the built-in family's guard
   // (builtin_family.h).
-  BitsBuilderAdapter(std::unique_ptr<FilterBuilder> core,
-                     bool verify_after_build, bool builtin_guard = false);
+  BitsBuilderAdapter(const FilterSpec& spec, bool verify_after_build,
+                     bool builtin_guard = false);
 
   // With a chooser, the first Finish asks it which filter to build (until
-  // then `core` collects the keys and sizes partitions) and later Finishes
-  // (partitions) build the same kind. Set before the first AddKey.
-  void SetChooser(FilterChooser chooser, const FilterSpec& initial);
+  // then the constructor's spec collects the keys and sizes partitions)
+  // and later Finishes (partitions) build the same kind. Set before the
+  // first AddKey.
+  void SetChooser(FilterChooser chooser);
 
   void AddKey(const rocksdb::Slice& key) override;
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
@@ -47,15 +49,44 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // Corruption if `filter_content` is damaged, or (for the filter just
   // finished) does not match a key that was added.
   rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter_content) override;
+  // The largest key count whose filter (built-in guard included) fits in
+  // `bytes`; so ApproximateNumEntries(CalculateSpace(n)) >= n.
   size_t ApproximateNumEntries(size_t bytes) override;
+
+  // The bytes Finish would write for `num_entries` distinct keys: exact
+  // for every kind and the small form, unless cuckoo placement or fuse
+  // peeling fails and the filter falls back to a larger one (rare; never
+  // smaller). With a chooser (allocation=monkey), the filter it would
+  // choose now; it may choose differently at Finish if the tree changes
+  // meanwhile. RocksDB 10.9 on calls this at every data block to estimate
+  // the file's size: it costs one size computation, no allocation after
+  // the first call.
+  size_t CalculateSpace(size_t num_entries)
+#if SSTFILTER_HAS_CALCULATE_SPACE
+      override
+#endif
+      ;
+  // Expected FPR of a filter of this builder's kind over `num_entries`
+  // keys in `bytes` bytes (built-in guard included).
+  double EstimatedFpRate(size_t num_entries, size_t bytes)
+#if SSTFILTER_HAS_CALCULATE_SPACE
+      override
+#endif
+      ;
 
  private:
   // The file's first and last key, for the chooser.
   void NoteKeyRange(const rocksdb::Slice& key);
+  // The builder whose sizes CalculateSpace reports, and its spec: core_,
+  // or with a chooser not used yet, one of the filter it would choose now.
+  const FilterBuilder& SizingBuilder(FilterSpec* spec = nullptr);
+  size_t GuardSize() const;
 
+  FilterSpec spec_;  // core_'s
   std::unique_ptr<FilterBuilder> core_;
   FilterChooser chooser_;  // empty once used
-  FilterSpec initial_spec_;
+  FilterSpec sizing_spec_;
+  std::unique_ptr<FilterBuilder> sizing_;  // of the chooser's peeked choice
   std::string first_key_, last_key_;  // tracked only with a chooser
   bool has_first_key_ = false;
   bool verify_after_build_;

@@ -6,14 +6,15 @@
 //   7.0 - 9.5   ~, AddKey, EstimateEntriesAdded, Finish, Finish(status),
 //               MaybePostVerify, ApproximateNumEntries
 //   9.6 - 10.8  AddKeyAndAlt after AddKey
-//   10.9 on     CalculateSpace and EstimatedFpRate after
-//               ApproximateNumEntries (not declared: refused)
+//   10.9 - 11.8 CalculateSpace and EstimatedFpRate after
+//               ApproximateNumEntries
+// Releases after the newest one read are refused (rocksdb_internal.h).
 // The reader is ~, MayMatch, MayMatch(batch) in every release.
 //
 // No include guard: tests/rocksdb_abi_test.cc includes it a second time,
 // in a namespace of its own, to compare it with RocksDB's real header.
-// Expects Slice, Status, <memory> and SSTFILTER_HAS_ADD_KEY_AND_ALT
-// (rocksdb_internal.h) in scope.
+// Expects Slice, Status, <memory> and the SSTFILTER_HAS_* macros
+// (rocksdb_internal_version.h) in scope.
 
 // Builds one filter from keys; RocksDB calls (AddKey* Finish)*, then
 // MaybePostVerify on each finished filter.
@@ -33,6 +34,12 @@ class FilterBitsBuilder {
   }
   virtual Status MaybePostVerify(const Slice& /*filter_content*/) { return Status::OK(); }
   virtual size_t ApproximateNumEntries(size_t bytes) = 0;
+#if SSTFILTER_HAS_CALCULATE_SPACE
+  // Bytes of a filter over `num_entries` keys, metadata included.
+  virtual size_t CalculateSpace(size_t num_entries) = 0;
+  // FPR of the filter Finish returns over `num_entries` keys in `bytes`.
+  virtual double EstimatedFpRate(size_t num_entries, size_t bytes) = 0;
+#endif
 };
 
 // Queries one filter. RocksDB keeps the filter bytes alive while it holds

@@ -144,7 +144,7 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const rocksdb::FilterBuildingContext& context) const {
   ReceivedFrom(this);
   auto* builder = new BitsBuilderAdapter(
-      NewFilterBuilder(spec_),
+      spec_,
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
   // Monkey only where the level is known, in a levelled tree: FIFO files
@@ -157,13 +157,13 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     facts.is_bottommost = context.is_bottommost;
     builder->SetChooser(
         [model = level_model_, facts, budget = spec_](
-            size_t num_keys, const std::string& first, const std::string& last) mutable {
+            size_t num_keys, const std::string& first, const std::string& last,
+            bool learn) mutable {
           facts.num_keys = num_keys;
           facts.first_key = first;
           facts.last_key = last;
-          return model->SpecFor(facts, budget);
-        },
-        spec_);
+          return learn ? model->SpecFor(facts, budget) : model->PeekSpecFor(facts, budget);
+        });
   }
   return builder;
 }

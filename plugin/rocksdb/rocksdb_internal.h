@@ -29,8 +29,9 @@
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
 
-#if ROCKSDB_MAJOR < 7 || ROCKSDB_MAJOR > 9
-#error "sstfilter declares RocksDB's FilterBitsBuilder/Reader for 7.0-9.x only (filter_bits_decl.h); build in-tree (ROCKSDB_PLUGINS=sstfilter) for other versions"
+#if ROCKSDB_MAJOR < 7 || ROCKSDB_MAJOR > SSTFILTER_NEWEST_CHECKED_MAJOR || \
+    (ROCKSDB_MAJOR == SSTFILTER_NEWEST_CHECKED_MAJOR && ROCKSDB_MINOR > SSTFILTER_NEWEST_CHECKED_MINOR)
+#error "sstfilter declares RocksDB's FilterBitsBuilder/Reader for 7.0-11.8 only (filter_bits_decl.h); build in-tree (ROCKSDB_PLUGINS=sstfilter) for other versions"
 #endif
 
 namespace ROCKSDB_NAMESPACE {

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "guard_test_util.h"
+#include "rocksdb/db_open.h"
 
 namespace sstfilter {
 namespace test {
@@ -67,10 +68,10 @@ TEST_F(GuardedDBRestartTest, CloseSavesOpenLoads) {
 
 TEST_F(GuardedDBRestartTest, FirstOpenOfAnExistingDBRebuilds) {
   {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options_, dir_.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> raw;
+    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
     for (int i = 0; i < 3000; ++i) ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), KeyAt(i), "v").ok());
-    delete raw;
+    raw.reset();
   }
   GuardStats s = Reopen(3000);
   EXPECT_TRUE(s.rebuilt);
@@ -81,10 +82,10 @@ TEST_F(GuardedDBRestartTest, FirstOpenOfAnExistingDBRebuilds) {
 TEST_F(GuardedDBRestartTest, WritesWithoutTheGuardForceARebuild) {
   Fill(2000);
   {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options_, dir_.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> raw;
+    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
     ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), KeyAt(5000), "new").ok());
-    delete raw;
+    raw.reset();
   }
   GuardStats s = Reopen(2001);
   EXPECT_TRUE(s.rebuilt);
@@ -99,13 +100,13 @@ TEST_F(GuardedDBRestartTest, IngestionWithoutTheGuardForcesARebuild) {
     ASSERT_TRUE(writer.Open(sst).ok());
     ASSERT_TRUE(writer.Put("zzz-ingested", "v").ok());
     ASSERT_TRUE(writer.Finish().ok());
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options_, dir_.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> raw;
+    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
     const auto seq = raw->GetLatestSequenceNumber();
     ASSERT_TRUE(raw->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
     // The case the sequence number alone would miss.
     EXPECT_EQ(raw->GetLatestSequenceNumber(), seq);
-    delete raw;
+    raw.reset();
   }
   std::remove(sst.c_str());
   GuardStats s = Reopen(2001);
@@ -257,14 +258,14 @@ TEST_F(GuardedDBRestartTest, IngestionWithASequenceNumberRebuildsNextOpen) {
 TEST_F(GuardedDBRestartTest, CompactionWithoutTheGuardForcesARebuild) {
   Fill(2000);
   {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options_, dir_.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> raw;
+    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
     const auto seq = raw->GetLatestSequenceNumber();
     rocksdb::CompactRangeOptions cro;
     cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
     ASSERT_TRUE(raw->CompactRange(cro, nullptr, nullptr).ok());
     EXPECT_EQ(raw->GetLatestSequenceNumber(), seq);
-    delete raw;
+    raw.reset();
   }
   GuardStats s = Reopen(2000);
   EXPECT_TRUE(s.rebuilt);
@@ -290,8 +291,8 @@ TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileForcesARebuild) {
   TempDir other;
   std::string sst;
   {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options_, other.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> raw;
+    ASSERT_TRUE(sstfilter::OpenDB(options_, other.path(), &raw).ok());
     for (int i = 0; i < 300; ++i) ASSERT_TRUE(raw->Put({}, "zzz-" + KeyAt(i), "v").ok());
     ASSERT_TRUE(raw->Flush({}).ok());
     // Bottommost: sequence numbers 0, as the option requires.
@@ -303,7 +304,7 @@ TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileForcesARebuild) {
     ASSERT_EQ(files.size(), 1u);
     sst = files[0].db_path + files[0].name;
     ASSERT_TRUE(raw->Close().ok());
-    delete raw;
+    raw.reset();
   }
   {
     auto db = Open();

@@ -73,6 +73,10 @@ TEST(RocksDBAbiTest, BuilderDeclarationMatchesRocksDBsHeader) {
                       (std::unique_ptr<const char[]>*, Status*)),
       SSTFILTER_SLOTS(RealBuilder, OurBuilder, Status, MaybePostVerify, (const Slice&)),
       SSTFILTER_SLOTS(RealBuilder, OurBuilder, size_t, ApproximateNumEntries, (size_t)),
+#if SSTFILTER_HAS_CALCULATE_SPACE
+      SSTFILTER_SLOTS(RealBuilder, OurBuilder, size_t, CalculateSpace, (size_t)),
+      SSTFILTER_SLOTS(RealBuilder, OurBuilder, double, EstimatedFpRate, (size_t, size_t)),
+#endif
   };
   // Slots 0 and 1 are the destructors; ours follow in declaration order.
   std::ptrdiff_t expected = 2;
@@ -94,6 +98,10 @@ class AllOursBuilder : public RealBuilder {
   using RealBuilder::Finish;
   Slice Finish(std::unique_ptr<const char[]>*) override { return Slice(); }
   size_t ApproximateNumEntries(size_t) override { return 0; }
+#if SSTFILTER_HAS_CALCULATE_SPACE
+  size_t CalculateSpace(size_t) override { return 0; }
+  double EstimatedFpRate(size_t, size_t) override { return 0; }
+#endif
 };
 static_assert(!std::is_abstract_v<AllOursBuilder>,
               "RocksDB's FilterBitsBuilder has a pure virtual filter_bits_decl.h lacks");

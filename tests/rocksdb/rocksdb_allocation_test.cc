@@ -17,6 +17,7 @@
 
 #include "allocation/level_allocation.h"
 #include "rocksdb_test_util.h"
+#include "rocksdb/db_open.h"
 
 namespace sstfilter {
 namespace {
@@ -89,10 +90,10 @@ std::string ValueOf(uint64_t k) {
 class AllocationTest : public ::testing::Test {
  protected:
   std::unique_ptr<rocksdb::DB> Open(const rocksdb::Options& options) {
-    rocksdb::DB* db = nullptr;
-    const rocksdb::Status s = rocksdb::DB::Open(options, dir_.path(), &db);
+    std::unique_ptr<rocksdb::DB> db;
+    const rocksdb::Status s = sstfilter::OpenDB(options, dir_.path(), &db);
     EXPECT_TRUE(s.ok()) << s.ToString();
-    return std::unique_ptr<rocksdb::DB>(db);
+    return db;
   }
 
   // Writes keys [begin, end) in shuffled order, then flushes.
@@ -234,9 +235,9 @@ class AllocationDbTest : public AllocationTest {
   Measured Run(const std::string& policy, FilterType type, bool universal = false) {
     const rocksdb::Options options = MultiLevelOptions(policy, universal);
     test::TempDir dir;
-    rocksdb::DB* raw = nullptr;
-    EXPECT_TRUE(rocksdb::DB::Open(options, dir.path(), &raw).ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
+    std::unique_ptr<rocksdb::DB> raw;
+    EXPECT_TRUE(sstfilter::OpenDB(options, dir.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db = std::move(raw);
     Measured m;
     if (universal) {
       // Two sorted runs below L0, made explicitly: the older two thirds of

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rocksdb_test_util.h"
+#include "rocksdb/db_open.h"
 
 namespace sstfilter {
 namespace {
@@ -40,9 +41,9 @@ TEST_P(ConcurrencyTest, ReadersWhileFlushingAndCompacting) {
   options.level0_file_num_compaction_trigger = 2;
   options.max_background_jobs = 2;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(options, dir.path(), &raw).ok());
-  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::DB> raw;
+  ASSERT_TRUE(sstfilter::OpenDB(options, dir.path(), &raw).ok());
+  std::unique_ptr<rocksdb::DB> db = std::move(raw);
 
   constexpr uint64_t kTotal = 120000;
   std::atomic<uint64_t> written{0};  // keys [0, written) are durable in the DB

@@ -17,6 +17,7 @@
 
 #include "util/db_test_util.h"
 #include "rocksdb/rocksdb_internal.h"
+#include "rocksdb/db_open.h"
 
 namespace sstfilter {
 namespace {
@@ -35,9 +36,9 @@ class DamagedFilterTest : public ::testing::TestWithParam<const char*> {
     options_.create_if_missing = true;
     options_.statistics = rocksdb::CreateDBStatistics();
     options_.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-    rocksdb::DB* db = nullptr;
-    EXPECT_TRUE(rocksdb::DB::Open(options_, dir_.path(), &db).ok());
-    return std::unique_ptr<rocksdb::DB>(db);
+    std::unique_ptr<rocksdb::DB> db;
+    EXPECT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &db).ok());
+    return db;
   }
 
   // The bytes our builder makes for the keys the SST holds: the same as

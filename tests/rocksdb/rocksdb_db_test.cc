@@ -11,6 +11,7 @@
 #include <sstfilter/sstfilter.h>
 
 #include "rocksdb_test_util.h"
+#include "rocksdb/db_open.h"
 
 namespace sstfilter {
 namespace {
@@ -41,10 +42,10 @@ class RocksDBTest : public ::testing::TestWithParam<std::string> {
   }
 
   rocksdb::DB* Open(const rocksdb::Options& options) {
-    rocksdb::DB* db = nullptr;
-    const rocksdb::Status s = rocksdb::DB::Open(options, dir_.path(), &db);
+    std::unique_ptr<rocksdb::DB> db;
+    const rocksdb::Status s = sstfilter::OpenDB(options, dir_.path(), &db);
     EXPECT_TRUE(s.ok()) << s.ToString();
-    return db;
+    return db.release();
   }
 
   // Writes kNumKeys keys in four flushes, then compacts everything.

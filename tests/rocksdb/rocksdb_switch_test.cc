@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "rocksdb_test_util.h"
+#include "rocksdb/db_open.h"
 
 namespace sstfilter {
 namespace {
@@ -71,9 +72,9 @@ class PolicySwitchTest : public ::testing::Test {
     options_.disable_auto_compactions = true;  // keep each batch's SST
     options_.statistics = rocksdb::CreateDBStatistics();
     options_.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-    rocksdb::DB* db = nullptr;
-    EXPECT_TRUE(rocksdb::DB::Open(options_, dir_.path(), &db).ok());
-    return std::unique_ptr<rocksdb::DB>(db);
+    std::unique_ptr<rocksdb::DB> db;
+    EXPECT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &db).ok());
+    return db;
   }
 
   // Every key of batches [0, batches) reads back with its value.

@@ -217,6 +217,15 @@ class GuardedDB : public rocksdb::StackableDB {
                                      const rocksdb::IngestExternalFileOptions& options) override;
   rocksdb::Status IngestExternalFiles(
       const std::vector<rocksdb::IngestExternalFileArg>& args) override;
+#if ROCKSDB_MAJOR > 11 || (ROCKSDB_MAJOR == 11 && ROCKSDB_MINOR >= 5)
+  // Two-phase ingestion (RocksDB 11.5): the files' keys enter the guard
+  // here, before they can become visible; an abandoned or failed commit
+  // leaves them as extra entries (false positives only).
+  using rocksdb::StackableDB::PrepareFileIngestion;
+  rocksdb::Status PrepareFileIngestion(
+      const std::vector<rocksdb::IngestExternalFileArg>& args,
+      std::unique_ptr<rocksdb::FileIngestionHandle>* handle) override;
+#endif
   using rocksdb::StackableDB::CreateColumnFamilyWithImport;
   rocksdb::Status CreateColumnFamilyWithImport(
       const rocksdb::ColumnFamilyOptions& options, const std::string& name,

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "rocksdb/db_open.h"
+
 DEFINE_uint64(num_keys, 2000000, "keys loaded before the runs");
 DEFINE_int32(value_size, 100, "value bytes (incompressible)");
 DEFINE_uint64(block_cache_mb, 16, "block cache (the data is several times larger)");
@@ -133,13 +135,12 @@ int main(int argc, char** argv) {
   // Load in random order without the guard, then let the first guarded
   // Open rebuild it: that is the rebuild measurement.
   {
-    rocksdb::DB* raw = nullptr;
-    s = rocksdb::DB::Open(options, dir, &raw);
+    std::unique_ptr<rocksdb::DB> db;
+    s = sstfilter::OpenDB(options, dir, &db);
     if (!s.ok()) {
       std::fprintf(stderr, "open: %s\n", s.ToString().c_str());
       return 1;
     }
-    std::unique_ptr<rocksdb::DB> db(raw);
     std::vector<uint64_t> order(n);
     for (uint64_t i = 0; i < n; ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), std::mt19937_64(1));

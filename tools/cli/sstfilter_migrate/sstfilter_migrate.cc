@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "rocksdb/db_open.h"
+
 namespace {
 
 int Usage(const char* argv0) {
@@ -99,11 +101,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  rocksdb::DB* raw = nullptr;
+  std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  s = rocksdb::DB::Open(db_options, db_path, cfs, &handles, &raw);
+  s = sstfilter::OpenDB(db_options, db_path, cfs, &handles, &db);
   if (!s.ok()) return Fail("opening the DB", s);
-  std::unique_ptr<rocksdb::DB> db(raw);
 
   int status = 0;
   for (size_t i = 0; i < handles.size() && status == 0; ++i) {
