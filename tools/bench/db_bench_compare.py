@@ -62,7 +62,7 @@ READS = [  # (benchmark, extra db_bench flags)
 ]
 
 # Table order within one bits/key group.
-FAMILIES = ["builtin_bloom", "builtin_ribbon", "sstfilter_bloom", "sstfilter_cuckoo",
+FAMILIES = ["builtin_bloom", "builtin_ribbon", "builtin_ribbonmem", "sstfilter_bloom", "sstfilter_cuckoo",
             "sstfilter_fuse"]
 
 LEGEND = """\
@@ -74,8 +74,8 @@ FP = `bloom.filter.full.positive` - `bloom.filter.full.true.positive`;
 lookups: with direct reads, and filters and indexes held outside the block
 cache, each one is a data block read from the device (a few false positives
 hit the small cache instead); ops/s are medians over the repeats. (×r) is the
-ratio to the built-in Bloom filter at the same bits/key (for Ribbon: the same
-FPR); for ops/s, the median of the ratios within each repeat, where the two ran
+ratio to the built-in Bloom filter at the same bits/key (builtin_ribbon: at the
+same FPR; builtin_ribbonmem: in the same memory); for ops/s, the median of the ratios within each repeat, where the two ran
 seconds apart. Lower is better for bytes/key, FPR and reads, higher for ops/s."""
 
 
