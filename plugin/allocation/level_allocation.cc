@@ -142,79 +142,20 @@ const char* AllocationName(Allocation allocation) {
   return allocation == Allocation::kMonkey ? "monkey" : "uniform";
 }
 
-bool AllocationFromName(const std::string& name, Allocation* allocation) {
-  for (Allocation a : {Allocation::kUniform, Allocation::kMonkey}) {
-    if (name == AllocationName(a)) {
-      *allocation = a;
-      return true;
-    }
-  }
-  return false;
-}
-
 double ExpectedFprOf(const FilterSpec& spec) {
   switch (spec.type) {
     case FilterType::kBloom:
       return BloomExpectedFpr(spec.bits_per_key, BloomProbes(spec.bits_per_key));
     case FilterType::kCuckoo:
     case FilterType::kCuckooPlain:
-    case FilterType::kCuckooSemiSorted: {
-      const CuckooVariant variant =
-          spec.type == FilterType::kCuckoo        ? CuckooVariant::kAuto
-          : spec.type == FilterType::kCuckooPlain ? CuckooVariant::kPlain
-                                                  : CuckooVariant::kSemiSorted;
-      return CuckooExpectedFpr(ChooseCuckooShape(kModelKeys, spec.bits_per_key, variant),
-                               kModelKeys);
-    }
+    case FilterType::kCuckooSemiSorted:
+      return CuckooExpectedFpr(
+          ChooseCuckooShape(kModelKeys, spec.bits_per_key, CuckooVariantOf(spec.type)),
+          kModelKeys);
     case FilterType::kFuse:
       return FuseExpectedFpr(kModelKeys, spec.bits_per_key);
   }
   return 1.0;
-}
-
-LevelPlan LevelPlan::Solve(const FilterSpec& budget, const LevelShape& requested) {
-  LevelShape shape = requested;
-  shape.base_level = std::max(1, shape.base_level);
-  shape.bottom_level = std::max(shape.base_level, shape.bottom_level);
-  shape.fanout = std::isfinite(shape.fanout) && shape.fanout > 1 ? shape.fanout : 10;
-  shape.l0_files = std::max(1, shape.l0_files);
-
-  // Key weights: level L is fanout^(L - bottom); L0 weighs as the base level.
-  const int levels = shape.bottom_level - shape.base_level + 1;
-  std::vector<double> weight(levels);
-  double total = std::pow(shape.fanout, shape.base_level - shape.bottom_level);  // L0
-  for (int i = 0; i < levels; ++i) {
-    weight[i] = std::pow(shape.fanout, shape.base_level + i - shape.bottom_level);
-    total += weight[i];
-  }
-  std::vector<RunClass> runs;
-  runs.push_back({weight[0] / shape.l0_files / total, shape.l0_files});
-  for (int i = 0; i < levels; ++i) runs.push_back({weight[i] / total, 1});
-
-  LevelPlan plan;
-  plan.shape_ = shape;
-  plan.levels_ = SolveAllocation(FprCurve(budget), runs);
-  return plan;
-}
-
-const LevelFilter& LevelPlan::ForLevel(int level) const {
-  if (level <= 0) return levels_.front();
-  const int i = std::max(level, shape_.base_level) - shape_.base_level + 1;
-  return levels_[std::min<size_t>(i, levels_.size() - 1)];
-}
-
-double LevelPlan::ModelBitsPerKey() const {
-  double bits = levels_.front().key_share * shape_.l0_files * levels_.front().BitsPerKey();
-  for (size_t i = 1; i < levels_.size(); ++i) {
-    bits += levels_[i].key_share * levels_[i].BitsPerKey();
-  }
-  return bits;
-}
-
-double LevelPlan::ModelFprSum() const {
-  double sum = shape_.l0_files * levels_.front().expected_fpr;
-  for (size_t i = 1; i < levels_.size(); ++i) sum += levels_[i].expected_fpr;
-  return sum;
 }
 
 }  // namespace sstfilter

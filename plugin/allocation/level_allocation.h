@@ -10,16 +10,11 @@
 // upper levels take several more bits each.
 //
 // SolveAllocation takes the runs' shares (the RocksDB adapter estimates
-// them from the files it builds: rocksdb/level_model.h). It solves
+// them from the files it builds: allocation/level_model.h). It solves
 // numerically on the core's own expected-FPR curves, so per run it may
 // pick Bloom rather than the configured type where Bloom is the more
 // accurate for that run's bits, and it spends exactly the configured
 // average bits/key over the shares it is given.
-//
-// LevelPlan is the same over a model tree: levels base..bottom holding keys
-// in the ratio fanout^(L - bottom) (what RocksDB's level targets aim for);
-// L0 `l0_files` runs that together weigh as much as the base level
-// (RocksDB's defaults: 4 files of 64 MiB against a 256 MiB base).
 //
 // Stateless and deterministic: the same inputs give the same answer.
 
@@ -34,20 +29,11 @@ namespace sstfilter {
 
 enum class Allocation {
   kUniform,  // "uniform": bits_per_key for every file (the default)
-  kMonkey,   // "monkey": per level, as LevelPlan says
+  kMonkey,   // "monkey": per level, as SolveAllocation says
 };
 
 // "uniform", "monkey".
 const char* AllocationName(Allocation allocation);
-bool AllocationFromName(const std::string& name, Allocation* allocation);
-
-// The levelled tree the plan is solved for.
-struct LevelShape {
-  int base_level = 1;    // shallowest level below L0 with data, >= 1
-  int bottom_level = 1;  // deepest level with data, >= base_level
-  double fanout = 10;    // key ratio between adjacent levels, > 1
-  int l0_files = 4;      // sorted runs in L0, >= 1
-};
 
 // What one run's files get.
 // The bottom level's share of the budget usually falls between two points
@@ -107,29 +93,6 @@ struct RunClass {
 // runs. Every spec passes ValidateFilterSpec.
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
                                          const std::vector<RunClass>& runs);
-
-// The plan for a model tree (shape above), for tests, tools and docs.
-class LevelPlan {
- public:
-  // Requires ValidateFilterSpec(budget).empty(); shape bounds as above
-  // (others are clamped into them).
-  static LevelPlan Solve(const FilterSpec& budget, const LevelShape& shape);
-
-  // The filter for files created at `level`: L0's for level <= 0, the
-  // base level's for levels between 1 and base, the bottom level's below
-  // the bottom.
-  const LevelFilter& ForLevel(int level) const;
-
-  const LevelShape& shape() const { return shape_; }
-  // Average bits/key over the model's keys (the budget, up to rounding).
-  double ModelBitsPerKey() const;
-  // Sum of the model FPRs over every run a lookup probes.
-  double ModelFprSum() const;
-
- private:
-  LevelShape shape_;
-  std::vector<LevelFilter> levels_;  // [0] is L0, [i] is base_level + i - 1
-};
 
 // Expected FPR of a large filter of `spec` (about 100k keys, the size of a
 // typical SST's), from the core's models.

@@ -39,9 +39,7 @@ struct FileFacts {
 // the policy has built one in the deepest level it knows of, and until the
 // levels are rebuilt the bottom level looks smaller than it is, which spends
 // less than the budget, not more. A file in a level with data below that was
-// never built gets the budget. Measured on the multi-level db_bench shape
-// after the fill, the estimates equal the true per-level entry counts
-// (docs/design.md).
+// never built gets the budget (docs/design/level_allocation.md).
 class LevelModel {
  public:
   LevelModel() = default;

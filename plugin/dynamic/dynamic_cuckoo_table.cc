@@ -14,11 +14,9 @@ namespace {
 // Anonymous zero pages. From 2 MiB on, the mapping starts on a 2 MiB
 // boundary and asks for huge pages (a hint, ignored where unavailable), so
 // the kernel backs every whole 2 MiB stretch with one: fewer page faults
-// when a member or doubling is created (measured: the 25,000 guard inserts
-// that start a 4.7 MB member took 8 ms less), fewer TLB misses for
-// probes. (Only mappings of 4 MiB and more used to ask, unaligned: the
-// 3.9 MB table of a 2M-key guard had no huge page.) The size is not rounded
-// up, so the memory stays the table's own; the tail keeps small pages.
+// when a member or doubling is created, fewer TLB misses for probes. The
+// size is not rounded up, so the memory stays the table's own; the tail
+// keeps small pages.
 void* MapZeroed(size_t bytes) {
   constexpr int kProt = PROT_READ | PROT_WRITE;
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -270,12 +268,10 @@ bool DynamicCuckooTable::SearchInsert(const Probe& p, std::atomic<uint64_t>* seq
   // cost about one memory latency, not one each (a random walk pays one
   // per step), and a level is scanned in that order, so the first free
   // bucket with a simple path is the one a whole-level scan would find
-  // first. From 89% to 95% load, 52% of searches end at level 1 and 39%
-  // at level 2 (counted at 100k keys); generating all 32 or 128 children
-  // of a level before scanning any cost a fifth of the search's time in
-  // cache (313 against 250 ns per insert there). (Prefetching a bucket's
-  // children as soon as it is found full measured slower: those misses
-  // compete with the rest of its level.) Buckets are not deduplicated
+  // first. Most searches end at level 1 or 2, so children are generated
+  // level by level, two parents at a time, not all of a level before
+  // scanning any; prefetching a bucket's children as soon as it is found
+  // full would compete with the rest of its level's misses. Buckets are not deduplicated
   // across branches (a repeat only wastes a node); a path is used only if
   // its buckets are distinct, so no move overwrites a slot another move
   // still reads.

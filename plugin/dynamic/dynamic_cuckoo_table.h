@@ -281,8 +281,8 @@ class DynamicCuckooTable {
   std::atomic<uint64_t> zero_used_{0};  // cells ever used (entries + tombs)
   // Breadth-first search bounds: 2 roots, 4 children per bucket, so level 6
   // ends at 10922 nodes and is cut at kMaxNodes. Only inserts past ~95% load
-  // need that depth (measured: a 2.2M-slot table first fails at 96.1-96.6%
-  // with these bounds, 95.5-96.5% with 4096 nodes; the filter stops at 95%).
+  // need that depth; the filter stops filling a table at 95%, below where
+  // these bounds first fail (tests/dynamic/dynamic_cuckoo_table_test.cc).
   static constexpr size_t kMaxNodes = 8192;
   static constexpr unsigned kMaxDepth = 7;
   // Breadth-first search scratch (writer only).

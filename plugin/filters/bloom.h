@@ -10,9 +10,10 @@
 //
 // Space and accuracy: with kWholeLines a filter of n keys at c bits/key
 // takes ceil(n*c/512) lines (one short line if under 64 bytes); with
-// kExactBytes, ceil(n*c/8) bytes; plus the 8-byte trailer. Its FPR is that of a Bloom filter whose lines hold a
-// Poisson(512/c) number of keys; BloomExpectedFpr computes it. Measured on
-// 1M keys: about 0.95% at 10 bits/key, 0.08% at 16.
+// kExactBytes, ceil(n*c/8) bytes; plus the 8-byte trailer. Its FPR is
+// that of a Bloom filter whose lines hold a Poisson(512/c) number of keys;
+// BloomExpectedFpr computes it (docs/results/filter_bench_single.md has the
+// measured rates).
 
 #pragma once
 

@@ -132,8 +132,8 @@ class SemiSortedBucketCodec {
 // Readers use it for f = 8..17 (reader_dispatch.h), the widths whose
 // bucket fits a word and whose high parts (f - 4 bits) are wide enough for
 // the lane match below; the constructor argument is the width, already
-// known to be F. (The same for plain buckets measured slower out of cache
-// than the run-time codec, so plain readers keep that one.)
+// known to be F. (Plain buckets keep the run-time codec: a fixed one
+// was no faster out of cache; docs/design/cuckoo.md.)
 template <int F>
 class FixedSemiSortedCodec {
   static_assert(F >= 8 && F <= 17, "word-sized, with high parts of at least 4 bits");

@@ -86,6 +86,17 @@ bool ParseBitsPerKey(const std::string& text, double* value,
   return true;
 }
 
+CuckooVariant CuckooVariantOf(FilterType type) {
+  switch (type) {
+    case FilterType::kCuckooPlain:
+      return CuckooVariant::kPlain;
+    case FilterType::kCuckooSemiSorted:
+      return CuckooVariant::kSemiSorted;
+    default:
+      return CuckooVariant::kAuto;
+  }
+}
+
 namespace {
 
 std::unique_ptr<FilterBuilder> NewBuilderOfKind(const FilterSpec& spec) {
@@ -93,12 +104,9 @@ std::unique_ptr<FilterBuilder> NewBuilderOfKind(const FilterSpec& spec) {
     case FilterType::kBloom:
       return std::make_unique<BloomBuilder>(spec.bits_per_key);
     case FilterType::kCuckoo:
-      return std::make_unique<CuckooBuilder>(spec.bits_per_key, CuckooVariant::kAuto);
     case FilterType::kCuckooPlain:
-      return std::make_unique<CuckooBuilder>(spec.bits_per_key, CuckooVariant::kPlain);
     case FilterType::kCuckooSemiSorted:
-      return std::make_unique<CuckooBuilder>(spec.bits_per_key,
-                                             CuckooVariant::kSemiSorted);
+      return std::make_unique<CuckooBuilder>(spec.bits_per_key, CuckooVariantOf(spec.type));
     case FilterType::kFuse:
       return std::make_unique<FuseBuilder>(spec.bits_per_key);
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "filters/cuckoo_filter.h"
 #include "filters/filter.h"
 
 namespace sstfilter {
@@ -32,6 +33,9 @@ bool FilterTypeFromName(const std::string& name, FilterType* type);
 // Range of bits/key accepted for `type`.
 double MinBitsPerKey(FilterType type);
 double MaxBitsPerKey(FilterType type);
+
+// The cuckoo table variant of a cuckoo type (kAuto for any other type).
+CuckooVariant CuckooVariantOf(FilterType type);
 
 // Empty if `spec` is usable; otherwise a sentence saying what is wrong
 // (NaN, infinite, out of range) and what is accepted.

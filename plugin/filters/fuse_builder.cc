@@ -36,7 +36,7 @@ uint64_t SeedOfAttempt(int attempt) {
 // Orders `keys` by their top bits: a counting sort, one pass, through a
 // second array that then replaces the first (8 bytes/key for a moment,
 // before the peeling's 9 per slot are allocated). An in-place American
-// flag sort measured 15-20 ns/key slower at 1M keys: its swap chains are
+// flag sort would save that memory but is slower: its swap chains are
 // dependent random accesses.
 void SortByTopBits(std::vector<uint64_t>* keys) {
   const size_t n = keys->size();
@@ -140,12 +140,11 @@ namespace {
 // Slots per key for a high chance that one peeling succeeds, as fitted by
 // Graf and Lemire (their reference code): more below about a million keys.
 // 4-wise from 10k keys, our own fit, 0.805 + 3.55 / ln(n): the smallest
-// that kept the first peeling's success at 89% or more at every size
-// measured from 10k to 500k keys (300 random key sets each to 85k, 60
-// above), where theirs aims higher (1.21 at 10k, 1.12 at 100k, against
-// 1.19 and 1.113). A failure costs a retry with a new seed; the memory
-// saved, 1-2.5% of the filter, is what lets 16 bits/key reach 14-bit
-// fingerprints from about 37k keys instead of about 300k.
+// that keeps the first peeling's success at about 89% or more
+// (tools/research/fuse_sizing, docs/results/fuse_sizing.md), where theirs
+// aims higher. A failure costs a retry with a new seed; the memory saved,
+// 1-2.5% of the filter, lets 16 bits/key reach 14-bit fingerprints at
+// smaller key counts.
 constexpr size_t kRefitMinKeys = 10000;
 double SlotsPerKey(size_t num_keys, int arity) {
   const double log_n = std::log(static_cast<double>(std::max<size_t>(num_keys, 2)));

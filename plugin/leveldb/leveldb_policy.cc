@@ -97,17 +97,6 @@ Choice ChooseBloom(size_t payload_budget, size_t num_hashes) {
   return {entry.builder.get(), fpr};
 }
 
-CuckooVariant VariantOf(FilterType type) {
-  switch (type) {
-    case FilterType::kCuckooPlain:
-      return CuckooVariant::kPlain;
-    case FilterType::kCuckooSemiSorted:
-      return CuckooVariant::kSemiSorted;
-    default:
-      return CuckooVariant::kAuto;
-  }
-}
-
 // The cuckoo filter of `type` filling `payload_budget` bytes; no builder if
 // no table of at least the type's minimum bits/key fits.
 Choice ChooseCuckoo(FilterType type, size_t payload_budget, size_t num_hashes) {
@@ -120,7 +109,7 @@ Choice ChooseCuckoo(FilterType type, size_t payload_budget, size_t num_hashes) {
   // Tiny key counts get the smallest table that holds them, which may
   // exceed the budget.
   if (builder->FilterSize(num_hashes) > payload_budget + kTrailerSize) return {};
-  const CuckooShape shape = ChooseCuckooShape(num_hashes, bits_per_key, VariantOf(type));
+  const CuckooShape shape = ChooseCuckooShape(num_hashes, bits_per_key, CuckooVariantOf(type));
   return {builder, CuckooExpectedFpr(shape, num_hashes)};
 }
 
