@@ -310,7 +310,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   if (options.checked) {
     uint64_t n;
     if (!c.U64(&n) || n > c.left() / 12) return kCorrupt;
-    uint64_t copies = 0;
+    uint64_t listed_copies = 0;
     uint64_t prev = 0;
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t hash = 0;
@@ -320,10 +320,10 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
       // A checked filter holds every key it lists.
       if (!f->ContainsHash(hash)) return kCorrupt;
       r.exact[hash] = count;
-      copies += count;
+      listed_copies += count;
       prev = hash;
     }
-    if (copies != size) return kCorrupt;
+    if (listed_copies != size) return kCorrupt;
   }
   if (c.left() != 0) return kCorrupt;
   r.size.store(size, std::memory_order_relaxed);

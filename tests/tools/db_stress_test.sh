@@ -59,8 +59,12 @@ COMMON=(-db="$TMP/db" -expected_values_dir="$TMP/expected"
         # rounds are what this test is for.
         -read_fault_one_in=0)
 # Later fault flags, off too where this db_stress has them (8.8 has not).
+# Off where this db_stress has them: metadata faults (debug builds only),
+# and the remote compaction workers newer db_stress starts by default
+# (they refuse a DB with a WAL).
 flags=$("$DB_STRESS" --help 2>&1 || true)
-for flag in metadata_read_fault_one_in metadata_write_fault_one_in; do
+for flag in metadata_read_fault_one_in metadata_write_fault_one_in \
+            remote_compaction_worker_threads; do
   if grep -q -- "-$flag " <<<"$flags"; then COMMON+=("-$flag=0"); fi
 done
 
