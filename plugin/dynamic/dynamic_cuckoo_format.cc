@@ -1,5 +1,6 @@
 // Save/Load of DynamicCuckooFilter: the byte layout is in docs/format.md
-// ("Dynamic cuckoo filter") and pinned by dynamic_cuckoo_test's golden bytes.
+// ("Dynamic cuckoo filter") and pinned by golden bytes
+// (tests/dynamic/dynamic_cuckoo_format_test.cc).
 // Load accepts only what Save can produce: every field is checked against
 // the options' deterministic member schedule and the content checksum, so a
 // damaged or foreign input is kCorrupt, never a filter that misses keys.

@@ -99,7 +99,7 @@ class DynamicCuckooTable {
   }
   // Prefetch helpers are always inlined: GCC 12 judges a function whose
   // only effect is __builtin_prefetch pure and drops calls to it
-  // (tests/prefetch_hints_test.sh checks the callers' machine code).
+  // (tests/tools/prefetch_hints_test.sh checks the callers' machine code).
   SSTFILTER_ALWAYS_INLINE void Prefetch(const Probe& p) const {
     __builtin_prefetch(&words_[(p.i1 * kSlots * l_) >> 6]);
     __builtin_prefetch(&words_[(p.i2 * kSlots * l_) >> 6]);

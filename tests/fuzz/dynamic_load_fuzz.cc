@@ -6,7 +6,7 @@
 // mutations explore damaged ones; the checksum stops most of them, as it
 // should: the fuzzer then checks the field validation behind it only with
 // inputs whose checksum it happens to fix, which is why the unit test
-// (dynamic_cuckoo_test DamagedInputIsCorrupt) flips every bit too.
+// (dynamic_cuckoo_format_test DamagedInputIsCorrupt) flips every bit too.
 
 #include <cstdint>
 #include <cstdlib>

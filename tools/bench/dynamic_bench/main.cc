@@ -14,13 +14,13 @@
 #include <gflags/gflags.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "classic_cuckoo.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/filter.h"
@@ -42,68 +42,7 @@ DEFINE_string(csv, "", "write the growth sweep here as CSV");
 namespace dynamic_bench {
 namespace {
 
-using sstfilter::DynamicCuckooFilter;
-using sstfilter::DynamicCuckooOptions;
 using sstfilter::DynamicStatus;
-using Clock = std::chrono::steady_clock;
-
-// Figures the closing "Targets" table quotes.
-struct Summary {
-  double ratio_max = 0, ratio_mean = 0, fpr_max = 0;
-  double lookup_ratio_max = 0;   // dynamic (grown) / static, worst of pos/neg, in or out of cache
-  double lookup_ratio_one = 0;   // the same for a dynamic filter that has not grown
-  double insert_mops_min = 1e9;  // dynamic without growth, slowest of the sizes
-  double batch_mops_min = 1e9;   // the same with InsertHashBatch
-};
-Summary g_summary;
-
-uint64_t PosHash(uint64_t i) { return sstfilter::Mix64(i * 2 + 1); }
-uint64_t NegHash(uint64_t i) { return sstfilter::Mix64(i * 2 + 2); }
-
-[[noreturn]] void Fail(const std::string& what) {
-  std::fprintf(stderr, "dynamic_bench: FAILED: %s\n", what.c_str());
-  std::exit(1);
-}
-
-void Say(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
-
-template <typename F>
-double NsPerOp(uint64_t ops, F&& body) {
-  const auto t0 = Clock::now();
-  body();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
-         static_cast<double>(ops);
-}
-
-template <typename F>
-double Median(F&& once) {
-  std::vector<double> v;
-  for (int r = 0; r < std::max(1, FLAGS_repeats); ++r) v.push_back(once());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial) {
-  DynamicCuckooOptions o;
-  o.target_fpr = FLAGS_fpr;
-  o.initial_capacity = initial;
-  std::unique_ptr<DynamicCuckooFilter> f;
-  if (DynamicCuckooFilter::Create(o, &f) != DynamicStatus::kOk) Fail("bad --fpr or --initial");
-  return f;
-}
-
-// The static filter's smallest budget (0.05 steps) with expected FPR <= target at n keys.
-double StaticBitsPerKeySetting(uint64_t n) {
-  for (double bpk = 4.0; bpk < 40.0; bpk += 0.05) {
-    sstfilter::CuckooBuilder b(bpk, sstfilter::CuckooVariant::kAuto);
-    if (b.ExpectedFpr(n) <= FLAGS_fpr) return bpk;
-  }
-  return 40.0;
-}
-double StaticBitsPerKey(uint64_t n, double setting) {
-  sstfilter::CuckooBuilder b(setting, sstfilter::CuckooVariant::kAuto);
-  return 8.0 * static_cast<double>(b.FilterSize(n)) / static_cast<double>(n);
-}
 
 // ---- Growth sweep -----------------------------------------------------------
 

@@ -1,0 +1,218 @@
+// Shared pieces of the allocation tests on real RocksDB databases
+// (rocksdb_allocation_test, rocksdb_allocation_switch_test): a small
+// multi-level tree, its filters per level, and lookups that measure them.
+
+#pragma once
+
+#include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+#include <sstfilter/sstfilter.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "allocation/level_allocation.h"
+#include "rocksdb/db_open.h"
+#include "rocksdb_test_util.h"
+
+namespace sstfilter {
+namespace test {
+
+inline constexpr uint64_t kNumKeys = 120000;
+inline constexpr uint64_t kNumAbsent = 30000;
+
+struct LevelFilterStats {
+  size_t files = 0;
+  uint64_t entries = 0;
+  uint64_t filter_bytes = 0;
+  double BitsPerKey() const { return 8.0 * filter_bytes / std::max<uint64_t>(entries, 1); }
+};
+
+inline std::shared_ptr<const rocksdb::FilterPolicy> Policy(const std::string& text) {
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+  const rocksdb::Status s =
+      rocksdb::FilterPolicy::CreateFromString(rocksdb::ConfigOptions(), text, &policy);
+  EXPECT_TRUE(s.ok()) << text << ": " << s.ToString();
+  EXPECT_TRUE(IsSstFilterPolicy(policy.get())) << text;
+  return policy;
+}
+
+// A tree with L0 and several levels from a small amount of data: RocksDB's
+// default proportions scaled down (4 L0 files weigh as the base level, each
+// level 10x the one above, sized from the bottom up).
+inline rocksdb::Options MultiLevelOptions(const std::string& policy, bool universal = false) {
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = Policy(policy);
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.statistics = rocksdb::CreateDBStatistics();
+  options.compression = rocksdb::kNoCompression;
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.max_bytes_for_level_base = 192 << 10;
+  options.max_bytes_for_level_multiplier = 10;
+  options.level_compaction_dynamic_level_bytes = true;
+  options.level0_file_num_compaction_trigger = 4;
+  // Writes wait while compaction debt exceeds 4 base levels' worth, so the
+  // tree stays near its level targets while it is written and the upper
+  // levels' files are built for the sizes they keep (as in
+  // db_bench_configs/multilevel/).
+  // (No slowdown before the stop: slowed writes sleep, and the test would
+  // spend most of its time asleep.)
+  options.soft_pending_compaction_bytes_limit = 0;
+  options.hard_pending_compaction_bytes_limit = 4 * options.max_bytes_for_level_base;
+  options.num_levels = 7;
+  options.max_background_jobs = 2;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  if (universal) {
+    // The shape is built by hand (AllocationDbTest::Run): no background
+    // compaction, memtables large enough that the writes need no stall.
+    options.compaction_style = rocksdb::kCompactionStyleUniversal;
+    options.disable_auto_compactions = true;
+    options.write_buffer_size = 32 << 20;
+  }
+  return options;
+}
+
+inline std::string ValueOf(uint64_t k) {
+  std::string v = "v" + std::to_string(k);
+  v.resize(100, static_cast<char>('a' + k % 26));
+  return v;
+}
+
+class AllocationTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<rocksdb::DB> Open(const rocksdb::Options& options) {
+    std::unique_ptr<rocksdb::DB> db;
+    const rocksdb::Status s = sstfilter::OpenDB(options, dir_.path(), &db);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return db;
+  }
+
+  // Writes keys [begin, end) in shuffled order, then flushes.
+  static void PutAndFlush(rocksdb::DB* db, uint64_t begin, uint64_t end) {
+    rocksdb::WriteOptions wo;
+    wo.disableWAL = true;
+    const uint64_t n = end - begin;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t k = begin + (i * 7919) % n;
+      ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
+    }
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+
+  // PutAndFlush, then waits for automatic compactions to finish (no manual
+  // compaction).
+  static void Write(rocksdb::DB* db, uint64_t begin, uint64_t end) {
+    PutAndFlush(db, begin, end);
+    WaitForCompactions(db);
+  }
+
+  // Waits until RocksDB has no compaction pending or running.
+  static void WaitForCompactions(rocksdb::DB* db) {
+    for (int i = 0; i < 1200; ++i) {
+      uint64_t pending = 1, running = 1;
+      db->GetIntProperty("rocksdb.compaction-pending", &pending);
+      db->GetIntProperty("rocksdb.num-running-compactions", &running);
+      if (pending == 0 && running == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL() << "compactions did not finish";
+  }
+
+  // Per level: files, entries and filter bytes, from the tables' properties.
+  static std::map<int, LevelFilterStats> FilterStatsByLevel(rocksdb::DB* db) {
+    rocksdb::ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(&meta);
+    std::map<std::string, int> level_of;  // file name -> level
+    for (const auto& level : meta.levels) {
+      for (const auto& f : level.files) level_of[f.name.substr(f.name.rfind('/') + 1)] = level.level;
+    }
+    rocksdb::TablePropertiesCollection props;
+    EXPECT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
+    std::map<int, LevelFilterStats> stats;
+    for (const auto& p : props) {
+      const auto it = level_of.find(p.first.substr(p.first.rfind('/') + 1));
+      if (it == level_of.end()) continue;
+      LevelFilterStats& s = stats[it->second];
+      ++s.files;
+      s.entries += p.second->num_entries;
+      s.filter_bytes += p.second->filter_size;
+    }
+    return stats;
+  }
+
+  static double TotalBitsPerKey(const std::map<int, LevelFilterStats>& stats) {
+    uint64_t entries = 0, bytes = 0;
+    for (const auto& s : stats) {
+      entries += s.second.entries;
+      bytes += s.second.filter_bytes;
+    }
+    return 8.0 * bytes / std::max<uint64_t>(entries, 1);
+  }
+
+  static void ExpectAllFound(rocksdb::DB* db, uint64_t num_keys) {
+    std::string value;
+    for (uint64_t k = 0; k < num_keys; ++k) {
+      ASSERT_TRUE(db->Get({}, KeyAt(k), &value).ok()) << KeyAt(k);
+      ASSERT_EQ(value, ValueOf(k));
+    }
+  }
+
+  // Looks up absent keys between the first `key_range` written ones (all
+  // must be NotFound); returns the filters' false
+  // positives per lookup, summed over every filter probed, and prints them
+  // per level against the model FPR for that level's bits/key. `per_level`
+  // gets each level's {false positives, probes}.
+  static double FalsePositivesPerLookup(
+      rocksdb::DB* db, const rocksdb::Options& options, FilterType type,
+      const std::map<int, LevelFilterStats>& stats,
+      std::map<int, std::pair<uint64_t, uint64_t>>* per_level = nullptr,
+      uint64_t key_range = kNumKeys) {
+    const uint64_t useful0 = test::Ticker(options, rocksdb::BLOOM_FILTER_USEFUL);
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+    rocksdb::get_perf_context()->Reset();
+    rocksdb::get_perf_context()->ClearPerLevelPerfContext();
+    rocksdb::get_perf_context()->EnablePerLevelPerfContext();
+    std::string value;
+    for (uint64_t i = 0; i < kNumAbsent; ++i) {
+      EXPECT_TRUE(db->Get({}, AbsentKeyAt((i * 7) % key_range), &value).IsNotFound());
+    }
+    uint64_t fps = 0;
+    for (const auto& lv : *rocksdb::get_perf_context()->level_to_perf_context) {
+      const auto& c = lv.second;
+      const uint64_t fp = c.bloom_filter_full_positive - c.bloom_filter_full_true_positive;
+      fps += fp;
+      const uint64_t probes = fp + c.bloom_filter_useful;
+      if (per_level) (*per_level)[static_cast<int>(lv.first)] = {fp, probes};
+      const auto st = stats.find(static_cast<int>(lv.first));
+      const double bits = st == stats.end() ? 0 : st->second.BitsPerKey();
+      // A level's files are probed about equally often; L0's probes are
+      // spread over its files.
+      std::printf("  L%u: %.2f bits/key, %llu probes, FPR %.4f%% (model %.4f%%)\n", lv.first,
+                  bits, static_cast<unsigned long long>(probes),
+                  probes ? 100.0 * fp / probes : 0.0,
+                  bits >= MinBitsPerKey(type) ? 100 * ExpectedFprOf({type, bits}) : 0.0);
+    }
+    rocksdb::get_perf_context()->DisablePerLevelPerfContext();
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+    EXPECT_GT(test::Ticker(options, rocksdb::BLOOM_FILTER_USEFUL) - useful0, kNumAbsent / 2)
+        << "filters not in effect?";
+    return static_cast<double>(fps) / kNumAbsent;
+  }
+
+  test::TempDir dir_;
+};
+
+}  // namespace test
+}  // namespace sstfilter
