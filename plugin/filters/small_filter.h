@@ -1,6 +1,7 @@
 // The small form: a filter for at most kMaxSmallKeys keys whose overhead
 // fits a few dozen keys (LevelDB's one filter per 2 KiB of data, RocksDB's
-// small partitions). docs/format.md draws it; docs/design.md has the math.
+// small partitions). docs/format.md draws it; docs/design/small_form.md has
+// the math.
 //
 // Payload: the keys' fingerprints v = FastRange64(hash, N), sorted, stored
 // Elias-Fano style: each v splits into a high part v >> k and k low bits;

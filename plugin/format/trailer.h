@@ -54,7 +54,7 @@ enum class ChecksumCheck {
   // The engine verified the block holding these bytes when it read them
   // (RocksDB checksums every block read from a file, unless the read has
   // ReadOptions::verify_checksums off): marker, version, kind and shape
-  // are still checked, the checksum is not. docs/design.md has the cost.
+  // are still checked, the checksum is not. docs/design/safety.md has the cost.
   kEngineVerified,
 };
 

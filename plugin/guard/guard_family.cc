@@ -56,7 +56,7 @@ void GuardFamily::Account(DynamicStatus s) {
     // That is safe while the pair has no more owners (keys the DB holds
     // with this exact bucket pair and fingerprint) than copies, i.e. unless
     // more distinct live keys than the maximum collide on all of it
-    // (docs/design.md, "Key guard").
+    // (docs/design/key_guard.md).
     adopted_.fetch_add(1, std::memory_order_relaxed);
   } else if (s != DynamicStatus::kOk) {
     // kFull: the key does not match at all; the guard cannot be exact.

@@ -86,7 +86,7 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   // must evict, the search reads up to 8 buckets per step, and a new
   // key's write paid for it (guard_bench: 0.79-0.89x unguarded in the
   // rounds that filled the first member from 89% to 95%, 0.88-0.93x in the
-  // rest; docs/design.md). Growth past `capacity` then starts a second
+  // rest; docs/design/key_guard.md). Growth past `capacity` then starts a second
   // member, which plans one doubling of its own from there, so the members
   // stay few (one more per doubling of the DB after it, at most). Small and
   // new families plan for 2^20 keys (more spare bits, one table).

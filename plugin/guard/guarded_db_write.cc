@@ -1,5 +1,5 @@
 // GuardedDB's write paths. The order that keeps "never rules out a key the
-// DB holds" (docs/design.md, "Key guard"), for each key, under its stripe
+// DB holds" (docs/design/key_guard.md), for each key, under its stripe
 // lock so that no other guarded writer of the key interleaves:
 //   1. held = the guard may contain the key AND the DB holds it now;
 //   2. a write that can make the key visible (Put, Merge, PutEntity,

@@ -178,8 +178,9 @@ class TypedBitsReader final : public rocksdb::FilterBitsReader {
 
 rocksdb::FilterBitsReader* NewBitsReader(const rocksdb::Slice& contents) {
   // RocksDB verified the block's checksum when it read it from the file;
-  // a second pass over the whole filter on every load cost readmissing a
-  // third of its ops/s with a churning cache (docs/design.md).
+  // a second pass over the whole filter on every load would cost each
+  // load a full read of the filter (tools/bench/filter_reload_bench.sh
+  // measures it; docs/design/safety.md).
   return WithFilterReader(contents.data(), contents.size(), ChecksumCheck::kEngineVerified,
                           [](const auto& reader) -> rocksdb::FilterBitsReader* {
                             return new TypedBitsReader<std::decay_t<decltype(reader)>>(reader);

@@ -18,7 +18,7 @@
 // later RocksDB cannot give it to a new format without misreading old
 // files. Our reader takes bytes that end in the guard as ours and hands
 // anything else to RocksDB's own built-in reader. docs/policy_switches.md
-// and docs/design.md weigh the choice.
+// and docs/design/rocksdb_integration.md weigh the choice.
 
 #pragma once
 

@@ -149,7 +149,7 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
   // Monkey only where the level is known, in a levelled tree: FIFO files
   // are all alike, and a universal run's size when its filter is built
-  // says little of its share while it lives (docs/design.md).
+  // says little of its share while it lives (docs/design/level_allocation.md).
   if (allocation_ == Allocation::kMonkey && context.level_at_creation >= 0 &&
       context.compaction_style == rocksdb::kCompactionStyleLevel) {
     FileFacts facts;

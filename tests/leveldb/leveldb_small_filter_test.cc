@@ -56,7 +56,7 @@ Measured Measure(const leveldb::FilterPolicy& policy, size_t n) {
 }
 
 // Upper bounds at 10 bits/key, about 1.25x the FPR measured when written
-// (docs/design.md's table), so > 10 standard errors: a regression fails,
+// (docs/design/small_form.md), so > 10 standard errors: a regression fails,
 // luck cannot pass. Up to kMaxSmallKeys keys both policies write the
 // small form (the rare filter whose bytes would look like version 1 is
 // written as one, hence 0.99).
@@ -85,7 +85,7 @@ TEST(LevelDBSmallFilters, FalsePositiveRatesAtLevelDBsSizes) {
 // LevelDB's hash is at its best), from 10 bits/key. Below that, filters of
 // under about 20 keys can lose (up to 1.27x at 8 bits/key): LevelDB spends
 // one byte of overhead, the small form two or three
-// (tools/research/small_filter_model.py, docs/design.md).
+// (tools/research/small_filter_model.py, docs/design/small_form.md).
 TEST(LevelDBSmallFilters, NeverLessAccurateThanLevelDBsBloomInItsBytes) {
   for (int bits : {10, 12, 16}) {
     std::unique_ptr<const leveldb::FilterPolicy> leveldb_bloom(leveldb::NewBloomFilterPolicy(bits));

@@ -186,10 +186,10 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
 }
 
 // Universal compaction: monkey keeps every file at the budget, as uniform
-// (docs/design.md: a run's size when its filter is built does not predict
-// its share of the tree while it lives; a trial that sized runs by the
-// level model gave 0.42-1.53x uniform's false positives, and its bottom
-// runs took 8.8-9.6 bits/key, which this test rejects).
+// (docs/design/level_allocation.md: a run's size when its filter is built
+// does not predict its share of the tree while it lives; sizing runs by the
+// level model spent less than the budget on bottom runs, which this test
+// rejects).
 TEST_F(AllocationDbTest, UniversalCompactionKeepsTheBudget) {
   const Measured monkey = Run("{id=sstfilter.cuckoo;bits_per_key=10;allocation=monkey}",
                               FilterType::kCuckoo, /*universal=*/true);

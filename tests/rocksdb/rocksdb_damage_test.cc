@@ -1,6 +1,6 @@
 // A damaged filter block in an SST file, as a bad disk would leave it: the
 // sstfilter reader no longer checksums the whole filter on every load
-// (RocksDB's block checksum covers the same bytes, docs/design.md), so this
+// (RocksDB's block checksum covers the same bytes, docs/design/safety.md), so this
 // checks that RocksDB's check catches the damage and that every key is
 // still found: the filter is dropped ("may match"), never trusted.
 

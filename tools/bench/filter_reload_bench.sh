@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a filter block costs each time RocksDB loads it into a block cache
 # that keeps evicting it: the case where sstfilter's reader checksum (XXH3
-# over the whole filter, on every load; docs/design.md) could show.
+# over the whole filter, on every load; docs/design/safety.md) could show.
 #
 # One DB per policy: fillrandom of --keys keys into 64 MiB SSTs, compacted
 # (filters of about 1 MiB each at 10 bits/key). Then readmissing with

@@ -16,7 +16,7 @@
 #   filter_bench_sst_fenced.md   tools/bench/filter_bench, SST regime, one query at a time
 #   fuse_sizing.md               tools/research/fuse_sizing, binary fuse first-peeling success
 #                                against slots/key, what failed peelings leave, and
-#                                the shapes chosen (deterministic; docs/design.md)
+#                                the shapes chosen (deterministic; docs/design/level_allocation.md)
 #   filter_sweep.csv + charts    tools/bench/filter_bench --sweep, tools/scripts/plot_filter_sweep.sh
 #   leveldb_bench.md             tools/leveldb_bench, sequential and random keys
 #   large_filter.md              tools/research/large_filter, 50M keys

@@ -1,8 +1,8 @@
 // Dynamic cuckoo filter: a set of keys with Insert, Erase and membership
 // queries that grows as keys arrive, without the original keys, keeping its
 // false-positive rate at or below a target at every size. Core library: no
-// RocksDB needed. Design and space math: docs/design.md ("Dynamic cuckoo
-// filter"); byte format: docs/format.md.
+// RocksDB needed. Design and space math: docs/design/dynamic_cuckoo.md;
+// byte format: docs/format.md.
 //
 // Guarantees:
 // - No false negatives: a key inserted (kOk) and not erased always matches,

@@ -12,7 +12,7 @@
 //   readers and writers that all go through this object: a key is inserted
 //   into the guard before a write that can make it visible, and erased only
 //   after a delete of a key the DB held has become visible, under a per-key
-//   lock (docs/design.md, "Key guard"). Reads with a snapshot or a
+//   lock (docs/design/key_guard.md). Reads with a snapshot or a
 //   timestamp bypass the guard (it describes the latest state only).
 // - Exact: a key is inserted once however often it is overwritten, and
 //   erased only when the DB held it. Removals the guard cannot follow

@@ -29,7 +29,7 @@
 // average over a levelled tree instead of in every file: fewer bits in the
 // bottom level, more in the small upper ones, so that the false positives
 // summed over every run a lookup probes are several times fewer for the same
-// memory (Monkey, SIGMOD 2017; docs/design.md). A level's filter may be a
+// memory (Monkey, SIGMOD 2017; docs/design/level_allocation.md). A level's filter may be a
 // Bloom filter where that is the more accurate for its bits. Files whose
 // level is unknown (SstFileWriter), FIFO and universal compaction get
 // bits_per_key. allocation=uniform is the default. Switching either way on

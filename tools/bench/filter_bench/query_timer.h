@@ -5,7 +5,7 @@
 // Each turn starts with an untimed pass over the previous slice's queries:
 // without it a turn began with the filter pushed out by the other types'
 // turns, and in the single regime (a filter of 1-2 MB, L2 of 1 MB) those
-// cold misses made up most of the time (design.md, "Warm turns").
+// cold misses made up most of the time (docs/design/rocksdb_integration.md, "filter_bench: warm turns").
 
 #pragma once
 

@@ -1,7 +1,7 @@
 // fuse_sizing: how often a binary fuse filter's first peeling succeeds,
 // against the slots per key, at the key counts of SST filters. The
 // evidence behind the builder's 4-wise sizing (fuse_builder.cc,
-// SlotsPerKey) and behind docs/design.md's statement of what 10k-30k keys
+// SlotsPerKey) and behind docs/design/fuse.md's statement of what 10k-30k keys
 // cannot reach.
 //
 // For each key count n it takes the builder's own 4-wise segment length
