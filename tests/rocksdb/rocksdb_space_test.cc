@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct SpaceCase {
   const char* name;
   Compat compat;
 };
+
+void PrintTo(const SpaceCase& c, std::ostream* os) {
+  *os << c.name << (c.compat == Compat::kBuiltin ? " (built-in family)" : "");
+}
 
 class SpaceTest : public ::testing::TestWithParam<SpaceCase> {};
 

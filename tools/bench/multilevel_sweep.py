@@ -82,7 +82,7 @@ def main():
                 write_config(os.path.join(TEMPLATES, template + ".ini"),
                              os.path.join(cfg_dir, name + ".ini"), bits, alloc)
                 meta[name] = (filt, alloc, bits)
-        cmd = [sys.executable, os.path.join(ROOT, "tools", "db_bench_compare.py"),
+        cmd = [sys.executable, os.path.join(ROOT, "tools", "bench", "db_bench_compare.py"),
                "--multilevel", "--configs-dir", cfg_dir, "--reps", str(args.reps)]
         cmd += args.compare_args
         out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)

@@ -34,7 +34,7 @@ if [ "${1:-}" = "--rocksdb" ]; then
   fi
   exec python3 "$ROOT/tools/bench/db_bench_compare.py" --plugin "" \
     --db-bench "$bin/db_bench" --sst-dump "$bin/sst_dump" \
-    --check-tool "$BUILD_DIR/tools/cli/sstfilter_check" --work-dir "$BUILD_DIR" "$@"
+    --check-tool "$BUILD_DIR/tools/sstfilter_check" --work-dir "$BUILD_DIR" "$@"
 fi
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 if [ "${SKIP_SETUP:-0}" != 1 ]; then
@@ -42,5 +42,5 @@ if [ "${SKIP_SETUP:-0}" != 1 ]; then
   BUILD_DIR=$BUILD_DIR SETUP_TARGETS="sstfilter sstfilter_check" "$ROOT/tools/scripts/setup.sh"
 fi
 exec python3 "$ROOT/tools/bench/db_bench_compare.py" \
-  --plugin "$BUILD_DIR/libsstfilter.so" --check-tool "$BUILD_DIR/tools/cli/sstfilter_check" \
+  --plugin "$BUILD_DIR/libsstfilter.so" --check-tool "$BUILD_DIR/tools/sstfilter_check" \
   --work-dir "$BUILD_DIR" "$@"

@@ -7,7 +7,7 @@
 #                     batched MayMatch per key; lower-left is better.
 # <name> is the CSV's file name without .csv.
 #
-#   build-bench/tools/bench/filter_bench --sweep --csv=docs/charts/filter_sweep_single.csv
+#   build-bench/tools/filter_bench --sweep --csv=docs/charts/filter_sweep_single.csv
 #   tools/scripts/plot_filter_sweep.sh docs/charts/filter_sweep_single.csv
 #
 # Usage: plot_filter_sweep.sh [--svg] CSV [OUT_DIR]   (OUT_DIR: docs/charts)

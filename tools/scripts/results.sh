@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates every figure README.md quotes, into docs/results/ and
-# docs/charts/, on this machine (about an hour or more on 2 cores, by the
-# parts' own times: the db_bench parts about half an hour, fuzzing 10 minutes):
+# Regenerates every figure the README and docs/benchmarks.md show, into
+# docs/results/ and docs/charts/, on this machine (about an hour or more on
+# 2 cores, by the parts' own times: the db_bench parts about half an hour,
+# fuzzing 10 minutes):
 #   db_bench.md                  tools/scripts/compare.sh: stock db_bench, every config
 #   db_bench_multilevel.md       tools/scripts/compare.sh --multilevel: a tree with L0 and
 #                                three more levels, allocation=uniform vs monkey
@@ -61,7 +62,7 @@ run() {
 want() { [ "$ONLY" = all ] || [ "$ONLY" = "$1" ]; }
 
 if want filter; then
-  FB="$BUILD_DIR/tools/bench/filter_bench"
+  FB="$BUILD_DIR/tools/filter_bench"
   run filter_bench_single.md "$FB" --mode=single \
       --filters=bloom,cuckoo,cuckoo_plain,cuckoo_semisorted,fuse,rocksdb_bloom,rocksdb_ribbon \
       --bits_per_key=10,12,16 --fpr_queries=10000000
@@ -79,7 +80,7 @@ if want filter; then
   # Latency rather than throughput out of cache (the fuse filter's target).
   run filter_bench_sst_fenced.md "$FB" --mode=sst --filters=fuse,cuckoo,rocksdb_bloom \
       --bits_per_key=10,12,16 --fence_queries
-  run fuse_sizing.md "$BUILD_DIR/tools/research/fuse_sizing"
+  run fuse_sizing.md "$BUILD_DIR/tools/fuse_sizing"
   "$FB" --sweep --csv="$ROOT/docs/charts/filter_sweep_single.csv" > /dev/null
   "$ROOT/tools/scripts/plot_filter_sweep.sh" "$ROOT/docs/charts/filter_sweep_single.csv" "$ROOT/docs/charts"
 fi
@@ -94,7 +95,7 @@ if want multilevel; then
   # filters, one repeat (read counts do not depend on timing).
   run db_bench_multilevel_sweep.md python3 "$ROOT/tools/bench/multilevel_sweep.py" \
       --csv "$ROOT/docs/charts/multilevel_sweep.csv" -- \
-      --plugin "$BUILD_DIR/libsstfilter.so" --check-tool "$BUILD_DIR/tools/cli/sstfilter_check" \
+      --plugin "$BUILD_DIR/libsstfilter.so" --check-tool "$BUILD_DIR/tools/sstfilter_check" \
       --work-dir "$BUILD_DIR"
   "$ROOT/tools/scripts/plot_multilevel_sweep.sh" "$ROOT/docs/charts/multilevel_sweep.csv" "$ROOT/docs/charts"
 fi
@@ -114,11 +115,11 @@ if want leveldb; then
   run leveldb_bench_random.md "$BUILD_DIR/tools/leveldb_bench" --key_style=random
 fi
 if want large; then
-  run large_filter.md "$BUILD_DIR/tools/research/large_filter" --num_keys=50000000 --filters=bloom,cuckoo,fuse
+  run large_filter.md "$BUILD_DIR/tools/large_filter" --num_keys=50000000 --filters=bloom,cuckoo,fuse
 fi
 if want dynamic; then
   # About 5 minutes and 2 GB at 10^8 keys; --max_keys=1000000 for a quick look.
-  run dynamic_cuckoo.md nice -n 10 "$BUILD_DIR/tools/bench/dynamic_bench" --repeats=5 \
+  run dynamic_cuckoo.md nice -n 10 "$BUILD_DIR/tools/dynamic_bench" --repeats=5 \
       --csv="$ROOT/docs/charts/dynamic_growth.csv"
   { sed -n '1,4p' "$OUT/dynamic_cuckoo.md"; sed -n '/^## Targets/,$p' "$OUT/dynamic_cuckoo.md"; } \
       > "$OUT/dynamic_cuckoo_summary.md"
@@ -130,11 +131,11 @@ if want reload; then
     run filter_reload_rocksdb9.md "$ROOT/tools/bench/filter_reload_bench.sh" --rocksdb 9.7.4
 fi
 if want guard; then
-  run guard.md nice -n 10 "$BUILD_DIR/tools/bench/guard_bench"
+  run guard.md nice -n 10 "$BUILD_DIR/tools/guard_bench"
 fi
 if want fuzz; then
   run fuzz.md env SECONDS_PER_TARGET=120 "$ROOT/tools/scripts/fuzz.sh"
 fi
 
 python3 "$ROOT/tools/scripts/update_readme.py"
-echo "results in $OUT; README.md tables updated" >&2
+echo "results in $OUT; the README's headline updated" >&2
