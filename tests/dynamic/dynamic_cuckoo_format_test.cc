@@ -12,24 +12,15 @@
 #include <string>
 #include <string_view>
 
+#include "dynamic_test_util.h"
 #include "format/coding.h"
 #include "format/hash.h"
 
 namespace sstfilter {
 namespace {
 
-std::unique_ptr<DynamicCuckooFilter> Make(double fpr = 0.001, uint64_t cap = 1024,
-                                          bool checked = false) {
-  DynamicCuckooOptions o;
-  o.target_fpr = fpr;
-  o.initial_capacity = cap;
-  o.checked = checked;
-  std::unique_ptr<DynamicCuckooFilter> f;
-  EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
-  return f;
-}
-
-std::string Key(uint64_t i) { return "key" + std::to_string(i); }
+using test::Key;
+using test::Make;
 
 // Such a filter saves as version 2: the header, then the share and the
 // load limit (docs/format.md). Load refuses a version 2 that states

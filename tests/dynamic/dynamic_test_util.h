@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "sstfilter/dynamic_cuckoo.h"
 
@@ -22,6 +23,20 @@ inline std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial_capacity
   EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
   return f;
 }
+
+// A filter with these options, the rest default.
+inline std::unique_ptr<DynamicCuckooFilter> Make(double fpr = 0.001, uint64_t cap = 1024,
+                                                 bool checked = false) {
+  DynamicCuckooOptions o;
+  o.target_fpr = fpr;
+  o.initial_capacity = cap;
+  o.checked = checked;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  return f;
+}
+
+inline std::string Key(uint64_t i) { return "key" + std::to_string(i); }
 
 }  // namespace test
 }  // namespace sstfilter

@@ -24,19 +24,12 @@
 #include "filters/reader_dispatch.h"
 #include "format/hash.h"
 #include "format/trailer.h"
+#include "format_test_util.h"
 
 namespace sstfilter {
 namespace {
 
-std::string Hex(const std::string& bytes) {
-  std::string out;
-  char buf[3];
-  for (unsigned char c : bytes) {
-    snprintf(buf, sizeof(buf), "%02x", c);
-    out += buf;
-  }
-  return out;
-}
+using test::Hex;
 
 std::string BuildFrom(FilterBuilder* builder, int n) {
   for (int i = 0; i < n; ++i) {

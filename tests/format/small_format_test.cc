@@ -14,19 +14,12 @@
 #include "filters/small_filter.h"
 #include "format/hash.h"
 #include "format/trailer.h"
+#include "format_test_util.h"
 
 namespace sstfilter {
 namespace {
 
-std::string Hex(const std::string& bytes) {
-  std::string out;
-  char buf[3];
-  for (unsigned char c : bytes) {
-    snprintf(buf, sizeof(buf), "%02x", c);
-    out += buf;
-  }
-  return out;
-}
+using test::Hex;
 
 // The small form decoded with docs/format.md's rules, written out here
 // independently of small_filter.cc: trailer, check, layout, and the

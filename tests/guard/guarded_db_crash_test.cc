@@ -32,15 +32,23 @@ TEST(GuardedDBCrashTest, EveryKeyFoundAfterSigkill) {
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the child failed before it was killed";
-    // A guard file is left only by a kill between the child's Close and
-    // its next Open (which consumes the file): then it describes the DB
-    // and loads; otherwise the guard is rebuilt.
+    // A guard file is left only by a kill after the child's Close and
+    // before its next Open consumed the file. It loads, unless that Open
+    // had already written an SST the file does not list (its WAL
+    // recovery's flush, or a compaction it started): then the guard is
+    // rebuilt, as always without a file. Either way every key is found.
     const bool saved = access((dir.path() + "/SSTFILTER-GUARD").c_str(), F_OK) == 0;
     std::unique_ptr<GuardedDB> db;
     ASSERT_TRUE(GuardedDB::Open(GuardTestOptions(), CheckedGuard(), dir.path(), &db).ok());
     const GuardStats s = db->GetGuardStats();
-    EXPECT_EQ(s.loaded, saved) << "round " << round << ": " << s.rebuild_reason;
-    EXPECT_EQ(s.rebuilt, !saved) << "round " << round;
+    EXPECT_NE(s.loaded, s.rebuilt) << "round " << round;
+    if (!saved) {
+      EXPECT_TRUE(s.rebuilt) << "round " << round;
+    }
+    if (saved && s.rebuilt) {
+      EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos)
+          << "round " << round << ": " << s.rebuild_reason;
+    }
     ExpectAllKeysFound(db.get());
     // Every third round reopens once more from the guard this Close saves.
     ASSERT_TRUE(db->Close().ok());
