@@ -36,8 +36,8 @@
 // half of LevelDB's Bloom filter's; from 10 bits/key up it is at least as
 // accurate as LevelDB's own Bloom filter at every filter size (below 10,
 // filters of under about 20 keys may be less accurate, up to 1.27x at 8
-// bits/key: tools/research/small_filter_model.py). tools/leveldb_bench measures it
-// (tables in README.md).
+// bits/key: tools/research/small_filter_model.py). tools/bench/leveldb_bench
+// measures it (docs/results/leveldb_bench.md).
 //
 // Cuckoo: above the small form's sizes the cuckoo policy writes a cuckoo
 // table where one fits the budget at the type's minimum bits/key or more
@@ -50,7 +50,7 @@
 // Cost: LevelDB hands the filter bytes to every KeyMayMatch call, so each
 // call checks the filter's checksum over the whole filter (a few ns for
 // LevelDB's typical 40-byte filters) and, in the small form, scans the
-// fingerprint bitmap (tools/leveldb_bench reports ns per query).
+// fingerprint bitmap (tools/bench/leveldb_bench reports ns per query).
 //
 // Name(): "sstfilter.v1" for every type and every format version, so the
 // meta block is always "filter.sstfilter.v1". It never changes: readers
