@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "format/coding.h"
 #include "dynamic/dynamic_cuckoo_rep.h"
+#include "format/coding.h"
 #include "format/hash.h"
 #include "sstfilter/dynamic_cuckoo.h"
 

@@ -17,8 +17,8 @@
 
 #pragma once
 
-#include "format/coding.h"
 #include "filters/filter.h"
+#include "format/coding.h"
 #include "format/hash.h"
 
 namespace sstfilter {

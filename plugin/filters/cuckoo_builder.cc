@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "filters/bloom.h"
-#include "format/coding.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/cuckoo_hashing.h"
 #include "filters/cuckoo_stash.h"
 #include "filters/cuckoo_table.h"
+#include "format/coding.h"
 
 namespace sstfilter {
 namespace {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "format/coding.h"
 #include "filters/fuse_filter.h"
 #include "filters/fuse_hashing.h"
 #include "filters/fuse_peeler.h"
+#include "format/coding.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

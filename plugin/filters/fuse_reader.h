@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
-#include "format/coding.h"
 #include "filters/fuse_filter.h"
 #include "filters/fuse_hashing.h"
+#include "format/coding.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

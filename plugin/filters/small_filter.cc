@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "filters/reader_dispatch.h"
 #include "format/coding.h"
 #include "format/hash.h"
-#include "filters/reader_dispatch.h"
 
 namespace sstfilter {
 namespace {

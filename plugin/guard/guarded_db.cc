@@ -8,8 +8,8 @@
 #include <rocksdb/comparator.h>
 
 #include "guard/guard_impl.h"
-#include "rocksdb/db_open.h"
 #include "guard/guard_restart.h"
+#include "rocksdb/db_open.h"
 #include "rocksdb/slice_hash.h"
 
 namespace sstfilter {

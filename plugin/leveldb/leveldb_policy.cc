@@ -18,8 +18,8 @@
 #include "filters/bloom.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/fuse_filter.h"
-#include "format/hash.h"
 #include "filters/small_filter.h"
+#include "format/hash.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "format/hash.h"
 #include "filters/reader_dispatch.h"
+#include "format/hash.h"
 #include "format/trailer.h"
 #include "rocksdb/builtin_family.h"
 #include "rocksdb/slice_hash.h"

@@ -8,9 +8,9 @@
 #include <rocksdb/filter_policy.h>
 #include <sstfilter/sstfilter.h>
 
-#include "filters/filter_spec.h"
 #include "allocation/level_allocation.h"
 #include "allocation/level_model.h"
+#include "filters/filter_spec.h"
 #include "rocksdb/rocksdb_internal.h"
 
 namespace sstfilter {

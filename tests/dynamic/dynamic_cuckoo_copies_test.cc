@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "format/hash.h"
 #include "dynamic_test_util.h"
+#include "format/hash.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 namespace sstfilter {

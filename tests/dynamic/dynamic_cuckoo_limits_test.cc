@@ -11,9 +11,9 @@
 #include <memory>
 #include <string>
 
+#include "dynamic_test_util.h"
 #include "format/coding.h"
 #include "format/hash.h"
-#include "dynamic_test_util.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 namespace sstfilter {

@@ -10,8 +10,8 @@
 
 #include "filters/bloom.h"
 #include "filters/cuckoo_filter.h"
-#include "filters/fuse_filter.h"
 #include "filters/filter_spec.h"
+#include "filters/fuse_filter.h"
 #include "format/hash.h"
 #include "test_util.h"
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "filters/filter_spec.h"
-#include "format/hash.h"
 #include "filters/reader_dispatch.h"
 #include "filters/small_filter.h"
+#include "format/hash.h"
 
 namespace sstfilter {
 namespace {

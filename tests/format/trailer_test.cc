@@ -7,8 +7,8 @@
 #include <string>
 
 #include "filters/cuckoo_filter.h"
-#include "format/hash.h"
 #include "filters/reader_dispatch.h"
+#include "format/hash.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "filters/filter.h"
-#include "format/hash.h"
 #include "filters/small_filter.h"
+#include "format/hash.h"
 #include "format/trailer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -27,9 +27,9 @@
 #include <map>
 #include <set>
 
+#include "format/trailer.h"
 #include "leveldb/leveldb_policy.h"
 #include "leveldb_test_util.h"
-#include "format/trailer.h"
 
 namespace sstfilter {
 namespace {

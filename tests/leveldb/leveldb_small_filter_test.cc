@@ -9,10 +9,10 @@
 #include <iostream>
 #include <map>
 
-#include "leveldb/leveldb_policy.h"
-#include "leveldb_test_util.h"
 #include "filters/reader_dispatch.h"
 #include "format/trailer.h"
+#include "leveldb/leveldb_policy.h"
+#include "leveldb_test_util.h"
 
 namespace sstfilter {
 namespace {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "rocksdb_test_util.h"
 #include "rocksdb/db_open.h"
+#include "rocksdb_test_util.h"
 
 namespace sstfilter {
 namespace {

@@ -15,9 +15,9 @@
 #include <iterator>
 #include <string>
 
-#include "util/db_test_util.h"
-#include "rocksdb/rocksdb_internal.h"
 #include "rocksdb/db_open.h"
+#include "rocksdb/rocksdb_internal.h"
+#include "util/db_test_util.h"
 
 namespace sstfilter {
 namespace {

@@ -21,8 +21,8 @@
 #include <map>
 #include <thread>
 
-#include "rocksdb_test_util.h"
 #include "rocksdb/db_open.h"
+#include "rocksdb_test_util.h"
 
 namespace sstfilter {
 namespace {

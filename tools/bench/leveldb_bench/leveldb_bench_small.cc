@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "leveldb_bench_util.h"
 #include "filters/reader_dispatch.h"
+#include "leveldb_bench_util.h"
 
 namespace sstfilter {
 
