@@ -15,15 +15,18 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PRESET=${PRESET:-default}
 PACKAGES=(librocksdb-dev rocksdb-tools libleveldb-dev libgtest-dev
           libgflags-dev libsnappy-dev libxxhash-dev cmake g++ make python3
-          gnuplot-nox clang libclang-rt-14-dev)
+          gnuplot-nox clang libclang-rt-14-dev ccache)
 
 "$ROOT/tools/scripts/install_packages.sh" "${PACKAGES[@]}"
 
+# shellcheck source=ccache_env.sh
+. "$ROOT/tools/scripts/ccache_env.sh"
 cd "$ROOT"
 dir_args=()
 [ -n "${BUILD_DIR:-}" ] && dir_args=(-B "$BUILD_DIR")
 echo "== building sstfilter (preset $PRESET${BUILD_DIR:+, in $BUILD_DIR})" >&2
-cmake --preset "$PRESET" "${dir_args[@]}" ${SSTFILTER_CMAKE_ARGS:-} >/dev/null
+cmake --preset "$PRESET" "${dir_args[@]}" "${CCACHE_LAUNCHER_ARGS[@]}" \
+  ${SSTFILTER_CMAKE_ARGS:-} >/dev/null
 targets=()
 for t in ${SETUP_TARGETS:-}; do targets+=(--target "$t"); done
 if [ -n "${BUILD_DIR:-}" ]; then
