@@ -23,6 +23,7 @@ set(SSTFILTER_CORE_SOURCES
   plugin/filters/fuse_builder.cc
   plugin/filters/fuse_peeler.cc
   plugin/filters/fuse_reader.cc
+  plugin/filters/planner.cc
   plugin/filters/small_filter.cc
   plugin/dynamic/copy_counts.cc
   plugin/dynamic/dynamic_cuckoo.cc

@@ -4,14 +4,11 @@
 #include <cmath>
 
 #include "filters/bloom.h"
-#include "filters/cuckoo_filter.h"
-#include "filters/fuse_filter.h"
+#include "filters/planner.h"
 
 namespace sstfilter {
 namespace {
 
-// Key count the FPR curves are evaluated at: a typical SST's.
-constexpr size_t kModelKeys = 100000;
 // Bits/key grid of the solver.
 constexpr double kGridStep = 1.0 / 16;
 
@@ -65,15 +62,11 @@ FprCurve::FprCurve(const FilterSpec& budget) : budget_(budget) {
 }
 
 bool FprCurve::BestAt(double bits, Point* best) const {
-  bool found = false;
-  for (FilterType type : {budget_.type, FilterType::kBloom}) {
-    const FilterSpec spec{type, bits};
-    if (!ValidateFilterSpec(spec).empty()) continue;
-    const double fpr = ExpectedFprOf(spec);
-    if (!found || fpr < best->fpr) *best = Point{bits, fpr, type};
-    found = true;
-  }
-  return found;
+  FilterSpec spec;
+  double fpr = 1;
+  if (!PlanAtScale(budget_.type, bits, &spec, &fpr)) return false;
+  *best = Point{bits, fpr, spec.type};
+  return true;
 }
 
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
@@ -140,22 +133,6 @@ std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
 
 const char* AllocationName(Allocation allocation) {
   return allocation == Allocation::kMonkey ? "monkey" : "uniform";
-}
-
-double ExpectedFprOf(const FilterSpec& spec) {
-  switch (spec.type) {
-    case FilterType::kBloom:
-      return BloomExpectedFpr(spec.bits_per_key, BloomProbes(spec.bits_per_key));
-    case FilterType::kCuckoo:
-    case FilterType::kCuckooPlain:
-    case FilterType::kCuckooSemiSorted:
-      return CuckooExpectedFpr(
-          ChooseCuckooShape(kModelKeys, spec.bits_per_key, CuckooVariantOf(spec.type)),
-          kModelKeys);
-    case FilterType::kFuse:
-      return FuseExpectedFpr(kModelKeys, spec.bits_per_key);
-  }
-  return 1.0;
 }
 
 }  // namespace sstfilter

@@ -58,7 +58,8 @@ struct LevelFilter {
 };
 
 // The best expected FPR by bits/key, among the configured type and Bloom
-// (only Bloom for a Bloom budget): the lower convex hull of a grid (1/16
+// (only Bloom for a Bloom budget), as the planner rates them in a large
+// file (PlanAtScale, planner.h): the lower convex hull of a grid (1/16
 // bit) from the smallest valid budget to 3 * budget + 12, the only points
 // a Lagrangian solution picks. Immutable once built (about 20 ms): share it.
 class FprCurve {
@@ -93,9 +94,5 @@ struct RunClass {
 // runs. Every spec passes ValidateFilterSpec.
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
                                          const std::vector<RunClass>& runs);
-
-// Expected FPR of a large filter of `spec` (about 100k keys, the size of a
-// typical SST's), from the core's models.
-double ExpectedFprOf(const FilterSpec& spec);
 
 }  // namespace sstfilter

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
+#include "filters/planner.h"
 #include "format/hash.h"
 #include "format/trailer.h"
 
@@ -53,10 +55,13 @@ int BloomProbes(double bits_per_key) {
   // Out of range as the nearest bound, NaN as the lowest: the cast to int
   // below is undefined for NaN, the infinities and huge values.
   bits_per_key = ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey);
-  // Policies ask again for every builder, almost always with the same value.
-  thread_local double last_bits_per_key = -1;
-  thread_local int last_probes = 0;
-  if (bits_per_key == last_bits_per_key) return last_probes;
+  // Every plan asks (about 20 us to compute), and LevelDB's budgets give
+  // filters bits/key in steps of 1/16 (1,585 values): remembered per
+  // thread, forgotten wholesale should a caller ask for many more.
+  thread_local std::unordered_map<double, int> known;
+  const auto it = known.find(bits_per_key);
+  if (it != known.end()) return it->second;
+  if (known.size() >= 4096) known.clear();
   // The FPR is unimodal in k: walk from the textbook (m/n) ln 2.
   int k = std::clamp(static_cast<int>(bits_per_key * 0.6931), 1, kMaxProbes);
   double fpr = BloomExpectedFpr(bits_per_key, k);
@@ -71,44 +76,38 @@ int BloomProbes(double bits_per_key) {
   // Near the optimum the FPR is flat; fewer probes build and answer
   // positives faster. Take the fewest within 1% of the best.
   while (k > 1 && BloomExpectedFpr(bits_per_key, k - 1) <= fpr * 1.01) --k;
-  last_bits_per_key = bits_per_key;
-  last_probes = k;
+  known.emplace(bits_per_key, k);
   return k;
 }
 
-BloomBuilder::BloomBuilder(double bits_per_key, BloomSizing sizing)
-    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
-      sizing_(sizing),
-      probes_(BloomProbes(bits_per_key_)) {}
-
-size_t BloomBuilder::PayloadSize(size_t num_keys) const {
-  if (num_keys == 0) return 0;
-  const double bytes = std::ceil(num_keys * bits_per_key_ / 8);
-  if (bytes < kLineBytes ||
-      (sizing_ == BloomSizing::kExactBytes && bytes <= kMaxSingleLineBytes)) {
-    return static_cast<size_t>(bytes);
+BloomShape BloomShapeFor(size_t num_keys, double bits_per_key, BloomSizing sizing) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey);
+  BloomShape shape;
+  shape.probes = BloomProbes(bits_per_key);
+  if (num_keys == 0) return shape;
+  const double bytes = std::ceil(num_keys * bits_per_key / 8);
+  if (bytes < kLineBytes || (sizing == BloomSizing::kExactBytes && bytes <= kMaxSingleLineBytes)) {
+    shape.payload_bytes = static_cast<size_t>(bytes);
+  } else {
+    shape.payload_bytes = static_cast<size_t>(std::ceil(bytes / kLineBytes)) * kLineBytes;
   }
-  return static_cast<size_t>(std::ceil(bytes / kLineBytes)) * kLineBytes;
+  return shape;
 }
 
-size_t BloomBuilder::FilterSize(size_t num_keys) const {
-  return PayloadSize(num_keys) + kTrailerSize;
-}
-
-double BloomBuilder::ExpectedFpr(size_t num_keys) const {
+double BloomShapeFpr(const BloomShape& shape, size_t num_keys) {
   if (num_keys == 0) return 0;
-  const size_t payload = PayloadSize(num_keys);
   const double n = static_cast<double>(num_keys);
-  if (IsLines(payload)) return BloomExpectedFpr(8.0 * static_cast<double>(payload) / n, probes_);
+  const double bits = 8.0 * static_cast<double>(shape.payload_bytes);
+  if (IsLines(shape.payload_bytes)) return BloomExpectedFpr(bits / n, shape.probes);
   // One line of all its bits: an ordinary Bloom filter.
-  const double bits = 8.0 * static_cast<double>(payload);
-  return std::pow(1 - std::pow(1 - 1 / bits, probes_ * n), probes_);
+  return std::pow(1 - std::pow(1 - 1 / bits, shape.probes * n), shape.probes);
 }
 
-void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
-                             std::string* dst) const {
+void AppendBloomFilter(const BloomShape& shape, const std::vector<uint64_t>& hashes,
+                       std::string* dst) {
   const size_t start = dst->size();
-  const size_t payload_size = PayloadSize(hashes.size());
+  const size_t payload_size = shape.payload_bytes;
+  const int probes = shape.probes;
   dst->append(payload_size, '\0');
   if (payload_size > 0) {
     char* payload = &(*dst)[start];
@@ -126,7 +125,7 @@ void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
       const uint64_t h = hashes[i];
       char* line = payload + FastRange64(h, num_lines) * kLineBytes;
       BloomProbeSequence probe(h);
-      for (int p = 0; p < probes_; ++p) {
+      for (int p = 0; p < probes; ++p) {
         const uint32_t bit = probe.Next(line_bits);
         line[bit >> 3] = static_cast<char>(line[bit >> 3] | (1 << (bit & 7)));
       }
@@ -134,8 +133,17 @@ void BloomBuilder::BuildInto(const std::vector<uint64_t>& hashes,
   }
   Trailer trailer;
   trailer.kind = FilterKind::kBloom;
-  trailer.param_a = static_cast<uint8_t>(probes_);
+  trailer.param_a = static_cast<uint8_t>(probes);
   AppendTrailer(trailer, start, dst);
+}
+
+BloomBuilder::BloomBuilder(double bits_per_key, BloomSizing sizing)
+    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
+      sizing_(sizing),
+      probes_(BloomProbes(bits_per_key_)) {}
+
+FilterPlan BloomBuilder::Plan(size_t num_keys) const {
+  return PlanBloom(num_keys, bits_per_key_, sizing_);
 }
 
 bool BloomReader::ValidShape(size_t payload_size, int probes) {

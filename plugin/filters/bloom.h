@@ -69,6 +69,24 @@ enum class BloomSizing {
   kExactBytes,  // exactly ceil(n * bits_per_key / 8) bytes
 };
 
+// A Bloom filter's payload size and probe count: all the reader needs.
+struct BloomShape {
+  size_t payload_bytes = 0;  // 0: no key
+  int probes = 1;
+};
+
+// The shape for `num_keys` keys at `bits_per_key` (taken as
+// ClampBitsPerKey does) sized as `sizing` says.
+BloomShape BloomShapeFor(size_t num_keys, double bits_per_key, BloomSizing sizing);
+
+// Expected FPR of `shape` holding `num_keys` keys: BloomExpectedFpr for
+// whole lines, the textbook formula for one line of all its bits.
+double BloomShapeFpr(const BloomShape& shape, size_t num_keys);
+
+// Appends a Bloom filter of `shape` over `hashes`, then its trailer.
+void AppendBloomFilter(const BloomShape& shape, const std::vector<uint64_t>& hashes,
+                       std::string* dst);
+
 class BloomBuilder : public FilterBuilder {
  public:
   // Requires kMinBitsPerKey <= bits_per_key <= kMaxBitsPerKey (the engine
@@ -77,17 +95,10 @@ class BloomBuilder : public FilterBuilder {
   explicit BloomBuilder(double bits_per_key,
                         BloomSizing sizing = BloomSizing::kWholeLines);
 
-  size_t FilterSize(size_t num_keys) const override;
-  double ExpectedFpr(size_t num_keys) const override;
+  FilterPlan Plan(size_t num_keys) const override;  // PlanBloom (planner.h)
   int probes() const { return probes_; }
 
- protected:
-  void BuildInto(const std::vector<uint64_t>& hashes,
-                 std::string* dst) const override;
-
  private:
-  size_t PayloadSize(size_t num_keys) const;
-
   double bits_per_key_;
   BloomSizing sizing_;
   int probes_;

@@ -9,6 +9,7 @@
 #include "filters/cuckoo_hashing.h"
 #include "filters/cuckoo_stash.h"
 #include "filters/cuckoo_table.h"
+#include "filters/planner.h"
 #include "format/coding.h"
 
 namespace sstfilter {
@@ -251,31 +252,8 @@ CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
   return best;
 }
 
-CuckooBuilder::CuckooBuilder(double bits_per_key, CuckooVariant variant)
-    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey)),
-      variant_(variant),
-      tiny_(bits_per_key_, BloomSizing::kExactBytes) {}
-
-size_t CuckooBuilder::FilterSize(size_t num_keys) const {
-  const CuckooShape shape = ChooseCuckooShape(num_keys, bits_per_key_, variant_);
-  if (!shape.fits_budget) return tiny_.FilterSize(num_keys);
-  const uint64_t bits = shape.num_buckets * CuckooBucketBits(shape.kind, shape.fp_bits);
-  return static_cast<size_t>((bits + 7) / 8) + kTrailerSize;
-}
-
-double CuckooBuilder::ExpectedFpr(size_t num_keys) const {
-  const CuckooShape shape = ChooseCuckooShape(num_keys, bits_per_key_, variant_);
-  if (!shape.fits_budget) return tiny_.ExpectedFpr(num_keys);
-  return CuckooExpectedFpr(shape, num_keys);
-}
-
-void CuckooBuilder::BuildInto(const std::vector<uint64_t>& hashes,
-                              std::string* dst) const {
-  CuckooShape shape = ChooseCuckooShape(hashes.size(), bits_per_key_, variant_);
-  if (!shape.fits_budget) {
-    tiny_.Build(hashes, dst);
-    return;
-  }
+void AppendCuckooFilter(CuckooShape shape, const std::vector<uint64_t>& hashes,
+                        std::string* dst) {
   const size_t start = dst->size();
   if (shape.fp_bits <= 16) {
     PlaceAndEncode<uint16_t>(hashes, &shape, dst);
@@ -288,6 +266,14 @@ void CuckooBuilder::BuildInto(const std::vector<uint64_t>& hashes,
   trailer.param_a = static_cast<uint8_t>(shape.fp_bits);
   trailer.param_b = static_cast<uint8_t>(shape.stash_entries);
   AppendTrailer(trailer, start, dst);
+}
+
+CuckooBuilder::CuckooBuilder(double bits_per_key, CuckooVariant variant)
+    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey)),
+      variant_(variant) {}
+
+FilterPlan CuckooBuilder::Plan(size_t num_keys) const {
+  return PlanCuckoo(num_keys, bits_per_key_, variant_);
 }
 
 }  // namespace sstfilter

@@ -21,8 +21,8 @@
 //   small stash checked by every query; if the stash fills, the table is
 //   rebuilt a few percent larger. Never a false negative.
 // - Tiny filters (a handful of keys) where no table fits the budget are
-//   written as Bloom filters of the budget: the reader dispatches on the
-//   trailer's kind.
+//   planned as Bloom filters of the budget (planner.h): the reader
+//   dispatches on the trailer's kind.
 //
 // Space: the builder picks the variant (when kAuto) and fingerprint size
 // with the lowest expected FPR whose table fits in n * bits_per_key bits, at
@@ -61,7 +61,7 @@ unsigned CuckooBucketBits(FilterKind kind, int fp_bits);
 
 // The lowest-FPR shape for `num_keys` keys within the budget. Where none
 // fits (a handful of keys: a bucket is 12 to 128 bits), the smallest table
-// that holds the keys, with fits_budget false; the builder then writes a
+// that holds the keys, with fits_budget false; the planner then plans a
 // Bloom filter of the budget instead. bits_per_key above kMaxBitsPerKey is
 // taken as kMaxBitsPerKey, and NaN or not positive as no budget.
 CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
@@ -70,23 +70,24 @@ CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
 // Expected FPR of `shape` holding `num_keys` distinct entries.
 double CuckooExpectedFpr(const CuckooShape& shape, size_t num_keys);
 
+// Places `hashes` (no adjacent repeats) in a table of `shape`, growing it
+// if placement fails (cuckoo_filter.h's header comment), and appends it
+// with its trailer. Requires shape.fits_budget or a caller that accepts
+// the smallest table.
+void AppendCuckooFilter(CuckooShape shape, const std::vector<uint64_t>& hashes,
+                        std::string* dst);
+
 class CuckooBuilder : public FilterBuilder {
  public:
   // Requires kMinCuckooBitsPerKey <= bits_per_key <= kMaxBitsPerKey
   // (clamped defensively, NaN to the minimum).
   CuckooBuilder(double bits_per_key, CuckooVariant variant);
 
-  size_t FilterSize(size_t num_keys) const override;
-  double ExpectedFpr(size_t num_keys) const override;
-
- protected:
-  void BuildInto(const std::vector<uint64_t>& hashes,
-                 std::string* dst) const override;
+  FilterPlan Plan(size_t num_keys) const override;  // PlanCuckoo (planner.h)
 
  private:
   double bits_per_key_;
   CuckooVariant variant_;
-  BloomBuilder tiny_;  // for key counts no cuckoo table fits
 };
 
 // Readers: cuckoo_reader.h (through NewFilterReader for most callers).

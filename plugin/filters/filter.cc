@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "filters/planner.h"
 #include "filters/reader_dispatch.h"
+#include "filters/small_filter.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
@@ -54,17 +56,28 @@ size_t FilterBuilder::MaxKeysForSize(size_t bytes) const {
   return lo;
 }
 
+size_t FilterBuilder::FilterSize(size_t num_keys) const { return Plan(num_keys).bytes; }
+
+double FilterBuilder::ExpectedFpr(size_t num_keys) const { return Plan(num_keys).expected_fpr; }
+
 double FilterBuilder::FinishedFpr(size_t n) const {
-  const double own = ExpectedFpr(n);
-  if (!allow_small_form_ || n == 0 || n > kMaxSmallKeys) return own;
-  return std::min(own, SmallExpectedFpr(n, FilterSize(n)));
+  const FilterPlan own = Plan(n);
+  return allow_small_form_ ? WithSmallForm(own, n, own.bytes).expected_fpr : own.expected_fpr;
 }
 
-bool FilterBuilder::FinishSmall(std::string* dst) const {
+void FilterBuilder::Finish(std::string* dst) {
   const size_t n = hashes_.size();
-  if (n == 0 || n > kMaxSmallKeys) return false;
-  const size_t bytes = FilterSize(n);
-  return SmallExpectedFpr(n, bytes) < ExpectedFpr(n) && AppendSmallFilter(hashes_, bytes, dst);
+  const FilterPlan own = Plan(n);
+  const bool small = allow_small_form_ &&
+                     WithSmallForm(own, n, own.bytes).kind == FilterKind::kSmallSet &&
+                     AppendSmallFilter(hashes_, own.bytes, dst);
+  if (!small) Write(own, &hashes_, dst);
+  hashes_.clear();
+}
+
+void FilterBuilder::Write(const FilterPlan& plan, std::vector<uint64_t>* hashes,
+                          std::string* dst) const {
+  WritePlannedFilter(plan, hashes, dst);
 }
 
 void FilterReader::MayMatchBatch(size_t n, const uint64_t* hashes,

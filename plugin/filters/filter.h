@@ -24,6 +24,8 @@
 
 namespace sstfilter {
 
+struct FilterPlan;  // planner.h
+
 class FilterBuilder {
  public:
   FilterBuilder() = default;
@@ -45,61 +47,42 @@ class FilterBuilder {
 
   // Appends the finished filter (payload then trailer) to *dst, whose
   // earlier contents are left alone, and empties the builder. The same
-  // sequence of hashes always appends the same bytes.
-  //
-  // With the small form allowed (AllowSmallForm), a filter of at most
-  // kMaxSmallKeys hashes is written in the small form (small_filter.h),
-  // in exactly FilterSize bytes, wherever that is expected to be more
-  // accurate than the builder's own filter of those bytes.
-  void Finish(std::string* dst) {
-    if (!allow_small_form_ || !FinishSmall(dst)) BuildFrom(&hashes_, dst);
-    hashes_.clear();
-  }
+  // sequence of hashes always appends the same bytes: what Plan says, or,
+  // with the small form allowed (AllowSmallForm), the small form in as
+  // many bytes where the planner expects it to be the more accurate
+  // (WithSmallForm, planner.h).
+  void Finish(std::string* dst);
 
   // Off by default, so that a builder of a kind writes that kind;
   // NewFilterBuilder (filter_spec.h) turns it on for the engine adapters.
   void AllowSmallForm(bool allow) { allow_small_form_ = allow; }
 
-  // Size in bytes, trailer included, of a filter over `num_keys` distinct
-  // hashes. Exact for Bloom; for cuckoo exact unless placement needs a
-  // fallback, which is rare and grows the table by a few percent.
-  virtual size_t FilterSize(size_t num_keys) const = 0;
+  // The planner's answer (planner.h) for `num_keys` distinct hashes at
+  // this builder's budget, the small form left out.
+  virtual FilterPlan Plan(size_t num_keys) const = 0;
+
+  // Plan(num_keys)'s size in bytes, trailer included, and expected FPR.
+  // The size is exact for Bloom and fuse; for cuckoo exact unless
+  // placement needs a fallback, which is rare and grows the table by a few
+  // percent.
+  size_t FilterSize(size_t num_keys) const;
+  double ExpectedFpr(size_t num_keys) const;
 
   // The largest key count whose filter fits in `bytes`; 0 if none does.
   size_t MaxKeysForSize(size_t bytes) const;
-
-  // Expected FPR of the filter (of this builder's kind, not the small
-  // form) over `num_keys` distinct hashes.
-  virtual double ExpectedFpr(size_t num_keys) const = 0;
 
   // Expected FPR of what Finish writes over `num_keys` distinct hashes:
   // the small form's where Finish would write it.
   double FinishedFpr(size_t num_keys) const;
 
-  // Appends a filter over `hashes` (no adjacent repeats) without touching
-  // the builder's own state; for builders that hand some key counts to
-  // another kind (the cuckoo builder's tiny tables to Bloom, the fuse
-  // builder's small sets to cuckoo or Bloom).
-  void Build(const std::vector<uint64_t>& hashes, std::string* dst) const {
-    BuildInto(hashes, dst);
-  }
-
  protected:
-  // Builds a filter over `hashes` (no adjacent repeats) and appends it.
-  virtual void BuildInto(const std::vector<uint64_t>& hashes,
-                         std::string* dst) const = 0;
-
-  // What Finish calls: the same, but free to reorder, change or release
-  // *hashes, which are discarded afterwards (a builder that must sort them
-  // then needs no copy).
-  virtual void BuildFrom(std::vector<uint64_t>* hashes, std::string* dst) const {
-    BuildInto(*hashes, dst);
-  }
+  // Writes `plan` over *hashes (no adjacent repeats), which it is free to
+  // reorder, change or release: they are discarded afterwards.
+  // WritePlannedFilter (planner.h) unless a builder says otherwise.
+  virtual void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes,
+                     std::string* dst) const;
 
  private:
-  // Appends the small form and returns true if it is the better filter.
-  bool FinishSmall(std::string* dst) const;
-
   std::vector<uint64_t> hashes_;
   bool allow_small_form_ = false;
 };

@@ -8,6 +8,7 @@
 #include "filters/fuse_filter.h"
 #include "filters/fuse_hashing.h"
 #include "filters/fuse_peeler.h"
+#include "filters/planner.h"
 #include "format/coding.h"
 #include "format/trailer.h"
 
@@ -227,95 +228,15 @@ double FuseShape::expected_fpr() const {
   return p * std::ldexp(1.0, -fp_bits - 1) + (1 - p) * std::ldexp(1.0, -fp_bits);
 }
 
-FuseBuilder::FuseBuilder(double bits_per_key, FuseTestHooks hooks)
-    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)),
-      hooks_(hooks),
-      cuckoo_(bits_per_key_, CuckooVariant::kAuto),
-      bloom_(bits_per_key_, BloomSizing::kExactBytes) {}
-
-double FuseBuilder::BloomFpr(size_t num_keys) const {
-  if (num_keys == 0) return 0;
-  const double bytes = static_cast<double>(bloom_.FilterSize(num_keys) - kTrailerSize);
-  const double n = static_cast<double>(num_keys), k = bloom_.probes();
-  if (bytes >= 64 && std::fmod(bytes, 64) == 0) {
-    return BloomExpectedFpr(8 * bytes / n, bloom_.probes());
-  }
-  // One line of all its bits: an ordinary Bloom filter.
-  return std::pow(1 - std::pow(1 - 1 / (8 * bytes), k * n), k);
-}
-
-FuseBuilder::Choice FuseBuilder::Choose(size_t num_keys, FuseShape* shape) const {
-  if (hooks_.shape.fp_bits > 0) {
-    *shape = hooks_.shape;
-    return Choice::kFuse;
-  }
-  *shape = ChooseFuseShape(num_keys, bits_per_key_);
-  // FPRs below 2^-32 count as equal (no workload tells them apart), and
-  // then fuse wins: a large Bloom filter of 100 bits/key is more accurate
-  // than 32-bit fingerprints, but its 30 probes cost 30 cache misses.
-  const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
-  const double fuse = shape->fp_bits > 0 ? std::max(floor, shape->expected_fpr()) : 2.0;
-  const double cuckoo = std::max(floor, cuckoo_.ExpectedFpr(num_keys));
-  const double bloom = std::max(floor, BloomFpr(num_keys));
-  if (fuse <= cuckoo && fuse <= bloom) return Choice::kFuse;
-  return cuckoo < bloom ? Choice::kCuckoo : Choice::kBloom;
-}
-
-double FuseBuilder::ExpectedFpr(size_t num_keys) const {
-  FuseShape shape;
-  switch (Choose(num_keys, &shape)) {
-    case Choice::kFuse:
-      return shape.expected_fpr();
-    case Choice::kCuckoo:
-      return cuckoo_.ExpectedFpr(num_keys);
-    case Choice::kBloom:
-      break;
-  }
-  return BloomFpr(num_keys);
-}
-
-double FuseExpectedFpr(size_t num_keys, double bits_per_key) {
-  return FuseBuilder(bits_per_key).ExpectedFpr(num_keys);
-}
-
-size_t FuseBuilder::FilterSize(size_t num_keys) const {
-  FuseShape shape;
-  switch (Choose(num_keys, &shape)) {
-    case Choice::kFuse:
-      return shape.payload_size() + kTrailerSize;
-    case Choice::kCuckoo:
-      return cuckoo_.FilterSize(num_keys);
-    case Choice::kBloom:
-      break;
-  }
-  return bloom_.FilterSize(num_keys);
-}
-
-void FuseBuilder::BuildInto(const std::vector<uint64_t>& hashes, std::string* dst) const {
-  std::vector<uint64_t> copy(hashes);
-  BuildFrom(&copy, dst);
-}
-
-void FuseBuilder::BuildFrom(std::vector<uint64_t>* keys, std::string* dst) const {
-  last_attempts_ = 0;
-  FuseShape shape;
-  switch (Choose(keys->size(), &shape)) {
-    case Choice::kFuse:
-      break;
-    case Choice::kCuckoo:
-      cuckoo_.Build(*keys, dst);
-      return;
-    case Choice::kBloom:
-      bloom_.Build(*keys, dst);
-      return;
-  }
+bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys,
+                      int failed_attempts, int* attempts, std::string* dst) {
   const size_t start = dst->size();
   FuseHashing hashing(0, shape.segment_count, shape.segment_log, shape.arity);
   SortByTopBits(keys);  // seed 0 leaves hashes as they are
   for (int attempt = 0;;) {
-    last_attempts_ = attempt + 1;
+    *attempts = attempt + 1;
     PeelResult r = PeelResult::kStalled;
-    if (attempt >= hooks_.failed_attempts) {
+    if (attempt >= failed_attempts) {
       r = shape.arity == 3 ? TryBuild<3>(keys, hashing, shape, dst)
                            : TryBuild<4>(keys, hashing, shape, dst);
     }
@@ -325,7 +246,7 @@ void FuseBuilder::BuildFrom(std::vector<uint64_t>* keys, std::string* dst) const
       trailer.param_a = static_cast<uint8_t>(shape.fp_bits);
       trailer.param_b = static_cast<uint8_t>(shape.arity);
       AppendTrailer(trailer, start, dst);
-      return;
+      return true;
     }
     if (++attempt == kMaxFuseAttempts) break;
     // Another seed: a new hypergraph over the same keys.
@@ -335,9 +256,29 @@ void FuseBuilder::BuildFrom(std::vector<uint64_t>* keys, std::string* dst) const
     hashing = next;
     SortByTopBits(keys);
   }
-  // Never seen at the sizes chosen; a correct filter all the same.
   for (uint64_t& h : *keys) h = hashing.Unremix(h);
-  bloom_.Build(*keys, dst);
+  return false;
+}
+
+FuseBuilder::FuseBuilder(double bits_per_key, FuseTestHooks hooks)
+    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)),
+      hooks_(hooks) {}
+
+FilterPlan FuseBuilder::Plan(size_t num_keys) const {
+  FilterPlan plan = PlanFuse(num_keys, bits_per_key_);
+  if (hooks_.shape.fp_bits > 0) {
+    plan.kind = FilterKind::kFuse;
+    plan.fuse = hooks_.shape;
+    plan.bytes = hooks_.shape.payload_size() + kTrailerSize;
+    plan.expected_fpr = hooks_.shape.expected_fpr();
+    plan.bloom = BloomShapeFor(num_keys, bits_per_key_, BloomSizing::kExactBytes);
+  }
+  return plan;
+}
+
+void FuseBuilder::Write(const FilterPlan& plan, std::vector<uint64_t>* hashes,
+                        std::string* dst) const {
+  WritePlannedFilter(plan, hashes, dst, hooks_.failed_attempts, &last_attempts_);
 }
 
 }  // namespace sstfilter

@@ -31,18 +31,14 @@
 //   when peeling stalls, and removed; peeling then goes on.
 // - A stalled peeling is retried with a new seed, up to kMaxFuseAttempts
 //   attempts; after them (which at the sizes chosen has never been seen)
-//   the builder writes a Bloom filter of the budget instead. Never a false
-//   negative either way.
+//   the builder writes the plan's Bloom filter of the budget instead
+//   (planner.h). Never a false negative either way.
 // - Where a fuse filter is not the most accurate filter that fits the
-//   budget (small key counts: the header, whole segments and whole
-//   fingerprint bits cost more than they save), the builder writes
-//   whichever of a cuckoo filter (the best variant, as CuckooBuilder with
-//   kAuto) and a Bloom filter of the budget has the lower expected FPR.
-//   By the models: cuckoo at some counts up to about 1,550 keys at 10
-//   bits/key, 3,750 at 12, 10,300 at 16 (and further above: 29,000 at
-//   20); Bloom up to about 1,200-1,450 keys at 4 to 8 bits/key, and for a
-//   handful of keys. (Above kMaxFuseKeys, where no fuse filter is built,
-//   the same choice between cuckoo and Bloom.) Readers dispatch on the
+//   budget (small key counts), the planner plans a cuckoo or Bloom filter
+//   instead (planner.h). By the models: cuckoo at some counts up to about
+//   1,550 keys at 10 bits/key, 3,750 at 12, 10,300 at 16 (and further
+//   above: 29,000 at 20); Bloom up to about 1,200-1,450 keys at 4 to 8
+//   bits/key, and for a handful of keys. Readers dispatch on the
 //   trailer's kind.
 //
 // Memory while building, on top of the 8 bytes/key of hashes the builder
@@ -116,10 +112,6 @@ FuseShape ChooseFuseShape(size_t num_keys, double bits_per_key);
 // The segment layout alone, for `num_keys` keys and `arity` (3 or 4).
 FuseShape FuseLayoutFor(size_t num_keys, int arity);
 
-// Expected FPR of what FuseBuilder writes for `num_keys` keys at
-// `bits_per_key`: 2^-f for a fuse filter, or the cuckoo or Bloom filter's.
-double FuseExpectedFpr(size_t num_keys, double bits_per_key);
-
 // For tests only: forces the first `failed_attempts` peelings to fail, as
 // if the hypergraph had a core, so the retry and fallback paths run.
 // A `shape` with fp_bits > 0 is written instead of ChooseFuseShape's
@@ -130,16 +122,22 @@ struct FuseTestHooks {
   FuseShape shape;
 };
 
+// Peels `keys` (no adjacent repeats) into a fuse filter of `shape` and
+// appends it with its trailer; the first `failed_attempts` peelings are
+// made to fail (tests). Returns false, having appended nothing and left
+// *keys holding the hashes given, if all kMaxFuseAttempts peelings fail;
+// otherwise *keys is consumed. *attempts gets the peelings made.
+bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys,
+                      int failed_attempts, int* attempts, std::string* dst);
+
 class FuseBuilder : public FilterBuilder {
  public:
   // Requires kMinFuseBitsPerKey <= bits_per_key <= kMaxBitsPerKey (clamped
   // defensively, NaN to the minimum).
   explicit FuseBuilder(double bits_per_key, FuseTestHooks hooks = {});
 
-  size_t FilterSize(size_t num_keys) const override;
-
-  // Expected FPR of the filter this builder writes for `num_keys` keys.
-  double ExpectedFpr(size_t num_keys) const override;
+  // PlanFuse (planner.h), or the test hooks' shape if they give one.
+  FilterPlan Plan(size_t num_keys) const override;
 
   // Peeling attempts the last Finish made: 0 if it wrote a cuckoo or Bloom
   // filter for the key count, kMaxFuseAttempts if it wrote a Bloom filter
@@ -147,23 +145,12 @@ class FuseBuilder : public FilterBuilder {
   int last_attempts() const { return last_attempts_; }
 
  protected:
-  void BuildInto(const std::vector<uint64_t>& hashes,
-                 std::string* dst) const override;
-  void BuildFrom(std::vector<uint64_t>* hashes, std::string* dst) const override;
+  void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes,
+             std::string* dst) const override;
 
  private:
-  enum class Choice { kFuse, kCuckoo, kBloom };
-  // What `num_keys` keys get: the most accurate of the fuse filter (whose
-  // shape goes to *shape), cuckoo_'s and bloom_'s, by expected FPR; fuse
-  // on a tie, and always the test hooks' shape if they give one.
-  Choice Choose(size_t num_keys, FuseShape* shape) const;
-  // Expected FPR of bloom_'s filter of `num_keys` keys.
-  double BloomFpr(size_t num_keys) const;
-
   double bits_per_key_;
   FuseTestHooks hooks_;
-  CuckooBuilder cuckoo_;  // small key counts
-  BloomBuilder bloom_;    // small key counts and the fallback
   mutable int last_attempts_ = 0;
 };
 

@@ -2,6 +2,7 @@
 // smaller levels more bits, and lowers the summed FPR a lookup pays.
 
 #include "allocation/level_allocation.h"
+#include "filters/planner.h"
 
 #include <gtest/gtest.h>
 
@@ -58,7 +59,7 @@ TEST(LevelAllocationTest, SpendsTheBudgetAndFavoursSmallLevels) {
         EXPECT_TRUE(f.spec.type == type || f.spec.type == FilterType::kBloom);
       }
       // Eight runs (4 L0 files, 4 levels): far below eight uniform FPRs.
-      EXPECT_LT(FprSum(runs, plan), 0.35 * 8 * ExpectedFprOf(budget));
+      EXPECT_LT(FprSum(runs, plan), 0.35 * 8 * ExpectedFprAtScale(budget));
     }
   }
 }
@@ -77,7 +78,7 @@ TEST(LevelAllocationTest, BottomMixesTheTwoCurvePointsAroundItsShare) {
   EXPECT_EQ(ValidateFilterSpec(bottom.upper_spec), "");
   EXPECT_LT(bottom.spec.bits_per_key, bottom.BitsPerKey());
   EXPECT_GT(bottom.upper_spec.bits_per_key, bottom.BitsPerKey());
-  EXPECT_LT(bottom.expected_fpr, ExpectedFprOf({FilterType::kCuckoo, bottom.BitsPerKey()}));
+  EXPECT_LT(bottom.expected_fpr, ExpectedFprAtScale({FilterType::kCuckoo, bottom.BitsPerKey()}));
   EXPECT_NEAR(BitsPerKey(runs, plan), 10, 1e-6);
   EXPECT_EQ(&bottom.SpecForFile(0.0), &bottom.upper_spec);
   EXPECT_EQ(&bottom.SpecForFile(0.999), &bottom.spec);
@@ -88,7 +89,7 @@ TEST(LevelAllocationTest, OneLevelKeepsTheBudgetNearlyWhole) {
   const std::vector<RunClass> runs = Tree(4, 1, 10);
   const std::vector<LevelFilter> plan = SolveAllocation(FprCurve(budget), runs);
   EXPECT_NEAR(BitsPerKey(runs, plan), 10, 0.1);
-  EXPECT_LE(FprSum(runs, plan), 5 * ExpectedFprOf(budget));
+  EXPECT_LE(FprSum(runs, plan), 5 * ExpectedFprAtScale(budget));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "filters/cuckoo_filter.h"
 #include "filters/filter_spec.h"
 #include "filters/fuse_filter.h"
+#include "filters/planner.h"
 #include "format/hash.h"
 #include "test_util.h"
 
@@ -46,15 +47,8 @@ void ExpectAllMatch(const std::string& filter, const std::vector<std::string>& k
 
 // The documented expectation for a large filter of `n` keys.
 double ExpectedFpr(const FilterSpec& spec, size_t n) {
-  if (spec.type == FilterType::kBloom) {
-    return BloomExpectedFpr(spec.bits_per_key, BloomProbes(spec.bits_per_key));
-  }
-  if (spec.type == FilterType::kFuse) return FuseExpectedFpr(n, spec.bits_per_key);
-  const CuckooVariant variant =
-      spec.type == FilterType::kCuckooPlain        ? CuckooVariant::kPlain
-      : spec.type == FilterType::kCuckooSemiSorted ? CuckooVariant::kSemiSorted
-                                                   : CuckooVariant::kAuto;
-  return CuckooExpectedFpr(ChooseCuckooShape(n, spec.bits_per_key, variant), n);
+  if (spec.type == FilterType::kBloom) return ExpectedFprAtScale(spec);
+  return PlanFilter(spec, n).expected_fpr;
 }
 
 class FilterPropertiesTest : public ::testing::TestWithParam<FilterType> {

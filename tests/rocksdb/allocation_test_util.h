@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "allocation/level_allocation.h"
+#include "filters/planner.h"
 #include "rocksdb/db_open.h"
 #include "rocksdb_test_util.h"
 
@@ -202,7 +203,7 @@ class AllocationTest : public ::testing::Test {
       std::printf("  L%u: %.2f bits/key, %llu probes, FPR %.4f%% (model %.4f%%)\n", lv.first,
                   bits, static_cast<unsigned long long>(probes),
                   probes ? 100.0 * fp / probes : 0.0,
-                  bits >= MinBitsPerKey(type) ? 100 * ExpectedFprOf({type, bits}) : 0.0);
+                  bits >= MinBitsPerKey(type) ? 100 * ExpectedFprAtScale({type, bits}) : 0.0);
     }
     rocksdb::get_perf_context()->DisablePerLevelPerfContext();
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);

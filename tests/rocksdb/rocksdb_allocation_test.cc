@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "allocation/level_allocation.h"
+#include "filters/planner.h"
 #include "allocation_test_util.h"
 #include "rocksdb/db_open.h"
 #include "rocksdb_test_util.h"
@@ -179,8 +180,8 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     ASSERT_EQ(uniform_bottom, bottom);
     ASSERT_GE(fpr(monkey, bottom), 0);
     ASSERT_GT(fpr(uniform, bottom), 0);
-    const double model_ratio = ExpectedFprOf({type, bottom_bits}) /
-                               ExpectedFprOf({type, uniform.stats.rbegin()->second.BitsPerKey()});
+    const double model_ratio = ExpectedFprAtScale({type, bottom_bits}) /
+                               ExpectedFprAtScale({type, uniform.stats.rbegin()->second.BitsPerKey()});
     EXPECT_LT(fpr(monkey, bottom), 2 * model_ratio * fpr(uniform, bottom));
   }
 }

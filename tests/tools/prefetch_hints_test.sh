@@ -33,7 +33,7 @@ for fn in \
     'sstfilter::DynamicCuckooFilter::InsertHash' \
     'sstfilter::DynamicCuckooTable::SearchInsert' \
     'sstfilter::BloomReader::MayMatchBatch' \
-    'sstfilter::BloomBuilder::BuildInto' \
+    'sstfilter::AppendBloomFilter' \
     'sstfilter::CuckooReader<sstfilter::SemiSortedBucketCodec>::MayMatchBatch' \
     'sstfilter::CuckooReader<sstfilter::PlainBucketCodec>::MayMatchBatch' \
     'sstfilter::FuseReader<4>::MayMatchBatch'; do

@@ -1,0 +1,165 @@
+#include "filters/planner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "filters/small_filter.h"
+
+namespace sstfilter {
+namespace {
+
+// LevelDB budgets' bits/key are rounded down to a multiple of 1/16: at most
+// one payload byte per 128 keys.
+constexpr double kBitsPerKeySteps = 16;
+
+FilterPlan CuckooPlanOf(const CuckooShape& shape, size_t num_keys) {
+  FilterPlan plan;
+  plan.kind = shape.kind;
+  plan.cuckoo = shape;
+  const uint64_t bits = shape.num_buckets * CuckooBucketBits(shape.kind, shape.fp_bits);
+  plan.bytes = static_cast<size_t>((bits + 7) / 8) + kTrailerSize;
+  plan.expected_fpr = CuckooExpectedFpr(shape, num_keys);
+  return plan;
+}
+
+double BitsPerKeyOfBytes(size_t payload_bytes, size_t num_keys) {
+  return std::floor(8.0 * static_cast<double>(payload_bytes) / static_cast<double>(num_keys) *
+                    kBitsPerKeySteps) /
+         kBitsPerKeySteps;
+}
+
+}  // namespace
+
+FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing) {
+  FilterPlan plan;
+  plan.kind = FilterKind::kBloom;
+  plan.bloom = BloomShapeFor(num_keys, bits_per_key, sizing);
+  plan.bytes = plan.bloom.payload_bytes + kTrailerSize;
+  plan.expected_fpr = BloomShapeFpr(plan.bloom, num_keys);
+  return plan;
+}
+
+FilterPlan PlanCuckoo(size_t num_keys, double bits_per_key, CuckooVariant variant) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey);
+  const CuckooShape shape = ChooseCuckooShape(num_keys, bits_per_key, variant);
+  if (!shape.fits_budget) return PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
+  return CuckooPlanOf(shape, num_keys);
+}
+
+FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey);
+  const FilterPlan bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
+  const FilterPlan cuckoo = PlanCuckoo(num_keys, bits_per_key, CuckooVariant::kAuto);
+  const FuseShape shape = ChooseFuseShape(num_keys, bits_per_key);
+  const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
+  const double fuse_fpr = shape.fp_bits > 0 ? std::max(floor, shape.expected_fpr()) : 2.0;
+  const double cuckoo_fpr = std::max(floor, cuckoo.expected_fpr);
+  const double bloom_fpr = std::max(floor, bloom.expected_fpr);
+  if (fuse_fpr <= cuckoo_fpr && fuse_fpr <= bloom_fpr) {
+    FilterPlan plan;
+    plan.kind = FilterKind::kFuse;
+    plan.fuse = shape;
+    plan.bytes = shape.payload_size() + kTrailerSize;
+    plan.expected_fpr = shape.expected_fpr();
+    plan.bloom = bloom.bloom;  // should every peeling fail
+    return plan;
+  }
+  return cuckoo_fpr < bloom_fpr ? cuckoo : bloom;
+}
+
+FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys) {
+  switch (spec.type) {
+    case FilterType::kBloom:
+      return PlanBloom(num_keys, spec.bits_per_key, BloomSizing::kWholeLines);
+    case FilterType::kCuckoo:
+    case FilterType::kCuckooPlain:
+    case FilterType::kCuckooSemiSorted:
+      return PlanCuckoo(num_keys, spec.bits_per_key, CuckooVariantOf(spec.type));
+    case FilterType::kFuse:
+      return PlanFuse(num_keys, spec.bits_per_key);
+  }
+  return PlanBloom(num_keys, spec.bits_per_key, BloomSizing::kWholeLines);
+}
+
+FilterPlan WithSmallForm(const FilterPlan& own, size_t num_keys, size_t bytes) {
+  if (num_keys == 0 || num_keys > kMaxSmallKeys) return own;
+  const double fpr = SmallExpectedFpr(num_keys, bytes);
+  if (!(fpr < own.expected_fpr)) return own;
+  FilterPlan plan;
+  plan.kind = FilterKind::kSmallSet;
+  plan.bytes = bytes;
+  plan.expected_fpr = fpr;
+  return plan;
+}
+
+FilterPlan PlanInBytes(FilterType type, size_t num_keys, size_t budget_bytes, bool small_form) {
+  const size_t payload = budget_bytes > kTrailerSize ? budget_bytes - kTrailerSize : 0;
+  if (num_keys == 0) return PlanBloom(0, kMaxBitsPerKey, BloomSizing::kExactBytes);
+  const double bits_per_key = BitsPerKeyOfBytes(payload, num_keys);
+  // Below kMinBitsPerKey the budget cannot be met: the minimum (leveldb.h).
+  FilterPlan best = PlanBloom(num_keys, std::clamp(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey),
+                              BloomSizing::kExactBytes);
+  const double own_bits = std::min(kMaxBitsPerKey, bits_per_key);
+  if (type != FilterType::kBloom && own_bits >= MinBitsPerKey(type)) {
+    const FilterPlan own = PlanFilter(FilterSpec{type, own_bits}, num_keys);
+    // Tiny key counts get the smallest cuckoo table that holds them, which
+    // may exceed the budget.
+    if (own.bytes <= budget_bytes && own.expected_fpr < best.expected_fpr) best = own;
+  }
+  return small_form ? WithSmallForm(best, num_keys, budget_bytes) : best;
+}
+
+double ExpectedFprAtScale(const FilterSpec& spec) {
+  if (spec.type == FilterType::kBloom) {
+    return BloomExpectedFpr(spec.bits_per_key, BloomProbes(spec.bits_per_key));
+  }
+  return PlanFilter(spec, kScaleKeys).expected_fpr;
+}
+
+bool PlanAtScale(FilterType type, double bits_per_key, FilterSpec* spec, double* fpr) {
+  bool found = false;
+  for (FilterType t : {type, FilterType::kBloom}) {
+    const FilterSpec candidate{t, bits_per_key};
+    if (!ValidateFilterSpec(candidate).empty()) continue;
+    const double f = ExpectedFprAtScale(candidate);
+    if (!found || f < *fpr) {
+      *spec = candidate;
+      *fpr = f;
+    }
+    found = true;
+  }
+  return found;
+}
+
+void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst,
+                        int fuse_failed_attempts, int* attempts) {
+  int made = 0;
+  switch (plan.kind) {
+    case FilterKind::kCuckoo:
+    case FilterKind::kCuckooSemiSorted:
+      AppendCuckooFilter(plan.cuckoo, *hashes, dst);
+      break;
+    case FilterKind::kFuse:
+      // Never seen at the sizes planned; a correct filter all the same.
+      if (!AppendFuseFilter(plan.fuse, hashes, fuse_failed_attempts, &made, dst)) {
+        AppendBloomFilter(plan.bloom, *hashes, dst);
+      }
+      break;
+    case FilterKind::kBloom:
+      AppendBloomFilter(plan.bloom, *hashes, dst);
+      break;
+    case FilterKind::kSmallSet:
+      // Not this function's (planner.h); should a caller pass one all the
+      // same, a correct filter of the planned bytes, never a miss.
+      if (!AppendSmallFilter(*hashes, plan.bytes, dst)) {
+        const double bits = 8.0 * static_cast<double>(plan.bytes) /
+                            static_cast<double>(std::max<size_t>(hashes->size(), 1));
+        AppendBloomFilter(BloomShapeFor(hashes->size(), bits, BloomSizing::kExactBytes), *hashes,
+                          dst);
+      }
+      break;
+  }
+  if (attempts != nullptr) *attempts = made;
+}
+
+}  // namespace sstfilter

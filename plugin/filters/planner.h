@@ -1,0 +1,116 @@
+// The filter planner: the one place that decides, for n distinct keys and a
+// budget, which filter is written, in what shape, and what FPR to expect.
+//
+// Each kind knows only its own geometry: bloom.h its probe count and line
+// rounding, cuckoo_filter.h its fingerprint width and load, fuse_filter.h
+// its segments and fingerprint width, small_filter.h its bucket count.
+// Everything that compares kinds, or sends a key count elsewhere, is here:
+//
+// - a cuckoo budget too small for any table (a handful of keys) gets a
+//   Bloom filter of the budget, sized to the byte;
+// - a fuse budget gets a fuse filter, or, where either is more accurate
+//   (small key counts: the header, whole segments and whole fingerprint
+//   bits cost more than they save), a cuckoo filter (the better variant)
+//   or a byte-sized Bloom filter; should every peeling fail, that Bloom
+//   filter is written instead (plan.bloom);
+// - up to kMaxSmallKeys keys, the small form in the same bytes, where it
+//   is the more accurate (WithSmallForm);
+// - LevelDB's budgets, given in bytes (PlanInBytes);
+// - the level allocation's per-level choice between the configured type
+//   and Bloom, evaluated on a large file (PlanAtScale).
+//
+// Builders (filter.h) write what their plan says, so FilterSize and
+// ExpectedFpr are the plan's by construction. Plans are pure functions of
+// their arguments: the same inputs give the same plan, hence the same
+// bytes.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "filters/bloom.h"
+#include "filters/cuckoo_filter.h"
+#include "filters/filter_spec.h"
+#include "filters/fuse_filter.h"
+#include "format/trailer.h"
+
+namespace sstfilter {
+
+struct FilterPlan {
+  // What the trailer will say; kSmallSet for the small form.
+  FilterKind kind = FilterKind::kBloom;
+  // Bytes written, trailer included. For cuckoo, unless placement needs a
+  // stash larger than planned or a larger table (rare: a few percent more).
+  size_t bytes = 0;
+  double expected_fpr = 0;
+  // The shape of the kind planned: `bloom` for kBloom, and for kFuse the
+  // Bloom filter written should every peeling fail; `cuckoo` for the two
+  // cuckoo kinds; `fuse` for kFuse. Unused members are left default.
+  BloomShape bloom;
+  CuckooShape cuckoo;
+  FuseShape fuse;
+};
+
+// A cache-local Bloom filter of `bits_per_key` (taken as ClampBitsPerKey
+// does, within [kMinBitsPerKey, kMaxBitsPerKey]).
+FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing);
+
+// A cuckoo filter of `variant` at `bits_per_key` (within
+// [kMinCuckooBitsPerKey, kMaxBitsPerKey]), or the byte-sized Bloom filter
+// of that budget where no table fits it.
+FilterPlan PlanCuckoo(size_t num_keys, double bits_per_key, CuckooVariant variant);
+
+// The most accurate of a fuse filter, a cuckoo filter (kAuto) and a
+// byte-sized Bloom filter at `bits_per_key` (within [kMinFuseBitsPerKey,
+// kMaxBitsPerKey]). FPRs under 2^-32 count as equal, and fuse wins ties: a
+// large Bloom filter of 100 bits/key beats 32-bit fingerprints, but its
+// 30 probes cost 30 cache misses.
+FilterPlan PlanFuse(size_t num_keys, double bits_per_key);
+
+// The plan of spec.type at spec.bits_per_key, as above; the small form is
+// not considered (WithSmallForm).
+FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys);
+
+// The small form of `num_keys` keys in exactly `bytes` bytes if that is
+// expected to be more accurate than `own`; else `own`. Never the small form
+// for 0 keys or more than kMaxSmallKeys.
+FilterPlan WithSmallForm(const FilterPlan& own, size_t num_keys, size_t bytes);
+
+// For a budget given in bytes, trailer included, as LevelDB's is (its
+// Bloom filter's size; leveldb.h): the most accurate of `type`'s filter
+// and a byte-sized Bloom filter at the bits/key the budget gives
+// `num_keys` keys (rounded down to 1/16 bit), and with `small_form` the
+// small form in all `budget_bytes`. Never over the budget, except where
+// even kMinBitsPerKey does not fit (then a Bloom filter of that minimum),
+// or where cuckoo placement grows the table (the caller then writes
+// PlanInBytes(FilterType::kBloom, ..., false)).
+FilterPlan PlanInBytes(FilterType type, size_t num_keys, size_t budget_bytes, bool small_form);
+
+// Key count at which the level allocation compares budgets: a typical SST
+// file's.
+constexpr size_t kScaleKeys = 100000;
+
+// Expected FPR of `spec`'s filter in a large file: a Bloom filter's over
+// unbounded lines (BloomExpectedFpr), any other type's at kScaleKeys keys.
+double ExpectedFprAtScale(const FilterSpec& spec);
+
+// The more accurate, by ExpectedFprAtScale, of `type` and Bloom at
+// `bits_per_key` (`type` on a tie), into *spec and *fpr; false if neither
+// accepts that budget (ValidateFilterSpec).
+bool PlanAtScale(FilterType type, double bits_per_key, FilterSpec* spec, double* fpr);
+
+// Appends the Bloom, cuckoo or fuse filter `plan` describes over `hashes`
+// (no adjacent repeats), free to reorder or consume *hashes. The small form
+// is the caller's to write: AppendSmallFilter may refuse (small_filter.h),
+// and the caller then writes the plan WithSmallForm was given (given a
+// small-form plan all the same, this writes it, or where it is refused a
+// Bloom filter of its bytes). `fuse_failed_attempts` forces that many peelings to
+// fail (FuseTestHooks); *attempts, if given, gets the peelings made (0 for
+// a plan that is not fuse).
+void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst,
+                        int fuse_failed_attempts = 0, int* attempts = nullptr);
+
+}  // namespace sstfilter
