@@ -1,10 +1,12 @@
 #include <sstfilter/migrate.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <thread>
 #include <vector>
 
+#include <rocksdb/env.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
@@ -114,7 +116,9 @@ rocksdb::Status MigrateFilters(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
   if (result != nullptr) *result = progress;
   if (options.dry_run) return rocksdb::Status::OK();
 
-  const auto start = std::chrono::steady_clock::now();
+  // Paced on the DB's Env, RocksDB's own clock for its rate limits.
+  rocksdb::Env* const env = db->GetEnv();
+  const uint64_t start_us = env->NowMicros();
   int idle_rounds = 0;
   while (options.max_files == 0 || progress.files_rewritten < options.max_files) {
     // Rescan each time: a compaction renames what it rewrites, and the
@@ -157,11 +161,12 @@ rocksdb::Status MigrateFilters(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
     if (result != nullptr) *result = progress;
     if (on_file) on_file(progress);
     if (options.max_bytes_per_second > 0) {
-      const auto due = start + std::chrono::duration<double>(
-                                   static_cast<double>(progress.bytes_rewritten) /
-                                   static_cast<double>(options.max_bytes_per_second));
-      std::this_thread::sleep_until(
-          std::chrono::time_point_cast<std::chrono::steady_clock::duration>(due));
+      const uint64_t due_us =
+          start_us + static_cast<uint64_t>(static_cast<double>(progress.bytes_rewritten) * 1e6 /
+                                           static_cast<double>(options.max_bytes_per_second));
+      for (uint64_t now = env->NowMicros(); now < due_us; now = env->NowMicros()) {
+        env->SleepForMicroseconds(static_cast<int>(std::min<uint64_t>(due_us - now, 1000000)));
+      }
     }
   }
   s = FindCandidates(db, cf, configured, options, &todo);

@@ -12,14 +12,13 @@
 #include <sstfilter/sstfilter.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
+#include <vector>
 
 #include "allocation/level_allocation.h"
 #include "filters/planner.h"
@@ -48,9 +47,9 @@ inline std::shared_ptr<const rocksdb::FilterPolicy> Policy(const std::string& te
   return policy;
 }
 
-// A tree with L0 and several levels from a small amount of data: RocksDB's
-// default proportions scaled down (4 L0 files weigh as the base level, each
-// level 10x the one above, sized from the bottom up).
+// A tree with L0 and three levels from a small amount of data: RocksDB's
+// default proportions scaled down (4 L0 files weigh as L1, each level 10x
+// the one above).
 inline rocksdb::Options MultiLevelOptions(const std::string& policy, bool universal = false) {
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy = Policy(policy);
@@ -58,28 +57,22 @@ inline rocksdb::Options MultiLevelOptions(const std::string& policy, bool univer
   options.create_if_missing = true;
   options.statistics = rocksdb::CreateDBStatistics();
   options.compression = rocksdb::kNoCompression;
-  options.write_buffer_size = 64 << 10;
-  options.target_file_size_base = 64 << 10;
-  options.max_bytes_for_level_base = 192 << 10;
+  options.write_buffer_size = 256 << 10;
+  options.target_file_size_base = 16 << 10;
+  options.max_bytes_for_level_base = 24 << 10;
   options.max_bytes_for_level_multiplier = 10;
-  options.level_compaction_dynamic_level_bytes = true;
   options.level0_file_num_compaction_trigger = 4;
-  // Writes wait while compaction debt exceeds 4 base levels' worth, so the
-  // tree stays near its level targets while it is written and the upper
-  // levels' files are built for the sizes they keep (as in
-  // db_bench_configs/multilevel/).
-  // (No slowdown before the stop: slowed writes sleep, and the test would
-  // spend most of its time asleep.)
-  options.soft_pending_compaction_bytes_limit = 0;
-  options.hard_pending_compaction_bytes_limit = 4 * options.max_bytes_for_level_base;
-  options.num_levels = 7;
-  options.max_background_jobs = 2;
+  // Compactions run by hand (AllocationTest::CompactByHand), by these
+  // static targets: L1 to L3, L3 the last level.
+  options.disable_auto_compactions = true;
+  options.level_compaction_dynamic_level_bytes = false;
+  options.num_levels = 4;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (universal) {
-    // The shape is built by hand (AllocationDbTest::Run): no background
-    // compaction, memtables large enough that the writes need no stall.
+    // The shape is built by hand (AllocationDbTest::Run), memtables large
+    // enough for one run each.
     options.compaction_style = rocksdb::kCompactionStyleUniversal;
-    options.disable_auto_compactions = true;
+    options.num_levels = 7;
     options.write_buffer_size = 32 << 20;
   }
   return options;
@@ -112,23 +105,73 @@ class AllocationTest : public ::testing::Test {
     ASSERT_TRUE(db->Flush({}).ok());
   }
 
-  // PutAndFlush, then waits for automatic compactions to finish (no manual
-  // compaction).
-  static void Write(rocksdb::DB* db, uint64_t begin, uint64_t end) {
-    PutAndFlush(db, begin, end);
-    WaitForCompactions(db);
+  // Writes keys [begin, end) as fillrandom would, in a shuffled order, in
+  // batches of kFlushKeys, each flushed into one L0 file, and after each
+  // flush compacts by hand (CompactByHand): the tree's shape follows from
+  // the keys alone, never from background timing.
+  static void Write(rocksdb::DB* db, const rocksdb::Options& options, uint64_t begin,
+                    uint64_t end) {
+    constexpr uint64_t kFlushKeys = 1000;  // under one memtable (write_buffer_size)
+    rocksdb::WriteOptions wo;
+    wo.disableWAL = true;
+    const uint64_t n = end - begin;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t k = begin + (i * 7919) % n;
+      ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
+      if ((i + 1) % kFlushKeys == 0 || i + 1 == n) {
+        ASSERT_TRUE(db->Flush({}).ok());
+        CompactByHand(db, options);
+      }
+    }
   }
 
-  // Waits until RocksDB has no compaction pending or running.
-  static void WaitForCompactions(rocksdb::DB* db) {
-    for (int i = 0; i < 1200; ++i) {
-      uint64_t pending = 1, running = 1;
-      db->GetIntProperty("rocksdb.compaction-pending", &pending);
-      db->GetIntProperty("rocksdb.num-running-compactions", &running);
-      if (pending == 0 && running == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Leveled compaction, run in the calling thread (the options turn
+  // automatic compaction off): L0 at level0_file_num_compaction_trigger
+  // files goes into L1 with the L1 files it overlaps; a level over its
+  // target (max_bytes_for_level_base * multiplier^(L-1)) sends its file
+  // with the oldest data into the next level with the files it overlaps
+  // there, until it is under target. The last level keeps what it gets.
+  static void CompactByHand(rocksdb::DB* db, const rocksdb::Options& options) {
+    for (;;) {
+      rocksdb::ColumnFamilyMetaData meta;
+      db->GetColumnFamilyMetaData(&meta);
+      const int last = static_cast<int>(meta.levels.size()) - 1;
+      std::vector<const rocksdb::SstFileMetaData*> inputs;
+      int level = -1;
+      if (meta.levels[0].files.size() >=
+          static_cast<size_t>(options.level0_file_num_compaction_trigger)) {
+        level = 0;
+        for (const auto& f : meta.levels[0].files) inputs.push_back(&f);
+      }
+      double target = static_cast<double>(options.max_bytes_for_level_base);
+      for (int lv = 1; level < 0 && lv < last; ++lv, target *= options.max_bytes_for_level_multiplier) {
+        uint64_t bytes = 0;
+        const rocksdb::SstFileMetaData* oldest = nullptr;
+        for (const auto& f : meta.levels[lv].files) {
+          bytes += f.size;
+          if (oldest == nullptr || f.largest_seqno < oldest->largest_seqno) oldest = &f;
+        }
+        if (static_cast<double>(bytes) > target) {
+          level = lv;
+          inputs.push_back(oldest);
+        }
+      }
+      if (level < 0) return;
+      std::string lo = inputs[0]->smallestkey, hi = inputs[0]->largestkey;
+      std::vector<std::string> names;
+      for (const auto* f : inputs) {
+        lo = std::min(lo, f->smallestkey);
+        hi = std::max(hi, f->largestkey);
+        names.push_back(f->name);
+      }
+      for (const auto& f : meta.levels[level + 1].files) {
+        if (!(f.largestkey < lo || hi < f.smallestkey)) names.push_back(f.name);
+      }
+      rocksdb::CompactionOptions compaction;
+      compaction.output_file_size_limit = options.target_file_size_base;
+      const rocksdb::Status s = db->CompactFiles(compaction, names, level + 1);
+      ASSERT_TRUE(s.ok()) << s.ToString();
     }
-    FAIL() << "compactions did not finish";
   }
 
   // Per level: files, entries and filter bytes, from the tables' properties.

@@ -30,7 +30,7 @@ TEST_F(AllocationTest, SwitchingAllocationOnALiveDbKeepsEveryReadCorrect) {
     ExpectAllFound(db.get(), written);  // what earlier phases wrote
     // New keys and overwrites of old ones.
     const uint64_t end = written + kNumKeys / 3;
-    Write(db.get(), written / 2, end);
+    Write(db.get(), options, written / 2, end);
     written = end;
     ExpectAllFound(db.get(), written);
     const auto stats = FilterStatsByLevel(db.get());

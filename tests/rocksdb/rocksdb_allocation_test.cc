@@ -67,7 +67,7 @@ class AllocationDbTest : public AllocationTest {
       WriteRun(db.get(), 0, 2 * kNumKeys / 3, 6);
       WriteRun(db.get(), 2 * kNumKeys / 3, kNumKeys, 5);
     } else {
-      Write(db.get(), 0, kNumKeys);
+      Write(db.get(), options, 0, kNumKeys);
     }
     // A few L0 files over the whole key range, under the compaction trigger.
     rocksdb::WriteOptions wo;
@@ -97,7 +97,7 @@ class AllocationDbTest : public AllocationTest {
 };
 
 TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
-  // (This tree's SSTs hold about 550 keys, where sstfilter.fuse writes
+  // (This tree's SSTs hold about 950 keys, where sstfilter.fuse writes
   // cuckoo filters, the more accurate at that size: for fuse this checks
   // the policy's allocation, not fuse filters' FPRs, which the db_bench
   // multi-level shape measures.)
@@ -109,57 +109,43 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     const Measured uniform = Run("{id=" + id + ";bits_per_key=10;allocation=uniform}", type);
     const Measured monkey = Run("{id=" + id + ";bits_per_key=10;allocation=monkey}", type);
 
-    // The shape the test needs: data in L0 and at least two more levels
-    // (usually three; after the final compactions the base level is
-    // sometimes empty).
-    int levels_below_l0 = 0;
-    for (const auto& s : monkey.stats) levels_below_l0 += s.first >= 1;
-    ASSERT_GE(levels_below_l0, 2);
-    ASSERT_GE(monkey.stats.count(0), 1u) << "no L0 files";
+    // The shape, the same for both (compactions by hand): L0's two files,
+    // then L1 to L3 with most keys in L3.
+    for (const Measured* m : {&uniform, &monkey}) {
+      ASSERT_EQ(m->stats.size(), 4u);
+      ASSERT_EQ(m->stats.at(0).files, 2u);
+      ASSERT_GT(m->stats.at(3).entries, 0.85 * kNumKeys);
+    }
+    constexpr int kBottom = 3;
 
     // Uniform: every level at the budget, plus what each file's filter
     // rounds up: under one 64-byte Bloom line, and the 8-byte trailer.
     for (const auto& s : uniform.stats) {
-      // (A level of a few hundred keys, L0 here, spends a cache line's 512
-      // bits on rounding alone: only levels of 1000 keys or more.)
+      // (Only levels of 1000 keys or more: a level of a few hundred keys,
+      // L0 here, spends a cache line's 512 bits on rounding alone.)
       if (s.second.entries < 1000) continue;
       const double rounding = 8.0 * 72 * s.second.files / s.second.entries;
       EXPECT_GT(s.second.BitsPerKey(), 10 - 0.8) << "uniform L" << s.first;
       EXPECT_LT(s.second.BitsPerKey(), 10 + 0.8 + rounding) << "uniform L" << s.first;
     }
-    // Monkey: the bottom below the budget, every level above it well over
-    // the budget (the level model tracks the tree's levels, trivial moves
-    // included, and writes wait for compactions, so the upper levels' files
-    // are built for the sizes they keep: 12.8 to 16.3 bits/key measured for
-    // cuckoo, 15.0 to 19.5 for Bloom, in a tree of 88% bottom, 9% L5, 1%
-    // L4), the small L0 files far more; memory as uniform's.
-    const int bottom = monkey.stats.rbegin()->first;
-    const double bottom_bits = monkey.stats.at(bottom).BitsPerKey();
-    // (Against uniform's bottom level: small Bloom filters round up to
-    // whole cache lines in both.)
-    EXPECT_LT(bottom_bits, uniform.stats.rbegin()->second.BitsPerKey());
-    for (const auto& s : monkey.stats) {
-      if (s.first != bottom) {
-        // (A level of a few files may have been built while the tree was
-        // still settling: the budget at least, then.)
-        EXPECT_GT(s.second.BitsPerKey(), s.second.entries >= 5000 ? 11.5 : 9.95)
-            << "monkey L" << s.first;
-      }
+    // Monkey: the bottom below the budget, every level above it well over,
+    // the small L0 files far more; memory as uniform's.
+    const double bottom_bits = monkey.stats.at(kBottom).BitsPerKey();
+    EXPECT_LT(bottom_bits, uniform.stats.at(kBottom).BitsPerKey());
+    for (int level = 0; level < kBottom; ++level) {
+      EXPECT_GT(monkey.stats.at(level).BitsPerKey(), 11.5) << "monkey L" << level;
     }
     EXPECT_GT(monkey.stats.at(0).BitsPerKey(), bottom_bits + 5);
     const double ratio = TotalBitsPerKey(monkey.stats) / TotalBitsPerKey(uniform.stats);
-    EXPECT_GT(ratio, 0.90);
-    EXPECT_LT(ratio, 1.03);
-    // The measured FPR per level follows the allocation: the levels above
-    // the bottom, summed, far below uniform's (the point of it: a lookup
-    // probes each of them), the bottom above uniform's by no more than its
-    // fewer bits explain. Only levels both DBs' lookups probed 5000 times or
-    // more: compactions between the fill and the lookups change which runs
-    // the lookups reach (in one ASan run an L0 compaction left monkey's
-    // Bloom DB no L0 to probe, and the total false positives per lookup,
-    // asserted here before, came out 1.1x uniform's on that shape).
-    // Measured in that run: upper sums 0.04x uniform's for both, bottoms
-    // 1.3x (cuckoo) and 1.8x (Bloom), the bounds 0.3x and twice the model.
+    EXPECT_GT(ratio, 0.97);
+    EXPECT_LT(ratio, 1.02);
+
+    // Fewer false positives in all, and the measured FPR per level follows
+    // the allocation: the levels above the bottom, summed, far below
+    // uniform's (the point of it: a lookup probes each of them), the bottom
+    // above uniform's by no more than its fewer bits explain. Levels that
+    // both DBs' lookups probed 5000 times or more.
+    EXPECT_LT(monkey.fps_per_lookup, 0.6 * uniform.fps_per_lookup);
     auto fpr = [](const Measured& m, int level) {
       const auto it = m.level_fps.find(level);
       return it == m.level_fps.end() || it->second.second < 5000
@@ -168,21 +154,19 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
     };
     double monkey_upper = 0, uniform_upper = 0;
     int upper_levels = 0;
-    for (const auto& l : monkey.level_fps) {
-      if (l.first == bottom || fpr(monkey, l.first) < 0 || fpr(uniform, l.first) < 0) continue;
-      monkey_upper += fpr(monkey, l.first);
-      uniform_upper += fpr(uniform, l.first);
+    for (int level = 0; level < kBottom; ++level) {
+      if (fpr(monkey, level) < 0 || fpr(uniform, level) < 0) continue;
+      monkey_upper += fpr(monkey, level);
+      uniform_upper += fpr(uniform, level);
       ++upper_levels;
     }
-    ASSERT_GE(upper_levels, 1) << "no upper level probed in both DBs";
+    ASSERT_GE(upper_levels, 2) << "upper levels probed in both DBs";
     EXPECT_LT(monkey_upper, 0.3 * uniform_upper);
-    const int uniform_bottom = uniform.stats.rbegin()->first;
-    ASSERT_EQ(uniform_bottom, bottom);
-    ASSERT_GE(fpr(monkey, bottom), 0);
-    ASSERT_GT(fpr(uniform, bottom), 0);
+    ASSERT_GE(fpr(monkey, kBottom), 0);
+    ASSERT_GT(fpr(uniform, kBottom), 0);
     const double model_ratio = ExpectedFprAtScale({type, bottom_bits}) /
-                               ExpectedFprAtScale({type, uniform.stats.rbegin()->second.BitsPerKey()});
-    EXPECT_LT(fpr(monkey, bottom), 2 * model_ratio * fpr(uniform, bottom));
+                               ExpectedFprAtScale({type, uniform.stats.at(kBottom).BitsPerKey()});
+    EXPECT_LT(fpr(monkey, kBottom), 2 * model_ratio * fpr(uniform, kBottom));
   }
 }
 

@@ -46,7 +46,9 @@ struct MigrateOptions {
   // another policy wrote (e.g. sstfilter.bloom SSTs under sstfilter.cuckoo).
   bool rewrite_other_kinds = false;
   // Paces the rewrites to at most this many input bytes per second (0: no
-  // limit). The DB's own rate_limiter, if any, applies as well.
+  // limit): after each file, sleeps until the bytes rewritten so far are
+  // due, by the DB's Env (NowMicros, SleepForMicroseconds). The DB's own
+  // rate_limiter, if any, applies as well.
   uint64_t max_bytes_per_second = 0;
   // Stop after this many SSTs (0: all); call again to continue.
   size_t max_files = 0;
