@@ -1,4 +1,5 @@
-"""Checks that a db_bench run really used the filter it was configured with.
+"""Checks that a db_bench run really used the filter it was configured with,
+and reads what db_bench prints.
 
 Used by tools/bench/db_bench_compare.py: RocksDB runs with no filter, silently,
 when an OPTIONS file names a policy nobody registered, so the runner takes
@@ -8,6 +9,24 @@ nothing on trust.
 import os
 import re
 import subprocess
+import sys
+import tempfile
+
+
+def read_policy_id(path):
+    """The id in a file's filter_policy= line: 'bloomfilter:10:false' ->
+    'bloomfilter', '{id=sstfilter.cuckoo;...}' -> 'sstfilter.cuckoo'; None for
+    nullptr. RocksDB records the same id as the SSTs' filter policy name."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*filter_policy\s*=\s*(.*?)\s*$", line)
+            if m:
+                value = m.group(1)
+                if value in ("", "nullptr"):
+                    return None
+                braced = re.search(r"\bid=([^;}]+)", value)
+                return braced.group(1) if braced else value.split(":")[0]
+    return None
 
 
 def sst_files(sst_dump, db):
@@ -75,3 +94,25 @@ def check_policy_loads(cfg, check_tool):
     out = subprocess.run([check_tool, cfg.db], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     return [] if out.returncode == 0 else [out.stdout.strip()]
+
+
+def parse_bench(out, bench):
+    m = re.search(rf"^{bench}\s*:\s*[\d.]+ micros/op (\d+) ops/sec.*?"
+                  r"(?:\((\d+) of (\d+) found\))?\s*$", out, re.M)
+    if not m:
+        raise RuntimeError(f"no '{bench}' result line in db_bench's output")
+    found = (int(m.group(2)), int(m.group(3))) if m.group(2) else None
+    tickers = {k: int(v) for k, v in
+               re.findall(r"^rocksdb\.([\w.]+) COUNT : (\d+)\s*$", out, re.M)}
+    return int(m.group(1)), found, tickers
+
+
+def check_direct_io(directory):
+    with tempfile.NamedTemporaryFile(dir=directory) as f:
+        f.write(b"\0" * 4096)
+        f.flush()
+        try:
+            os.close(os.open(f.name, os.O_RDONLY | os.O_DIRECT))
+        except OSError as e:
+            sys.exit(f"error: {directory} does not support O_DIRECT ({e}), which "
+                     "the configs' direct reads need: pick another --work-dir")

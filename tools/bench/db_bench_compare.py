@@ -28,7 +28,6 @@ Exit status 0 only if every config was reported.
 
 import argparse
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -39,7 +38,9 @@ import tempfile
 import time
 
 import db_bench_multilevel as multilevel
-from db_bench_checks import check_filter_written, check_policy_loads
+import db_bench_report as report
+from db_bench_checks import (check_direct_io, check_filter_written, check_policy_loads,
+                             parse_bench, read_policy_id)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -65,20 +66,6 @@ READS = [  # (benchmark, extra db_bench flags)
 FAMILIES = ["builtin_bloom", "builtin_ribbon", "builtin_ribbonmem", "sstfilter_bloom", "sstfilter_cuckoo",
             "sstfilter_fuse"]
 
-LEGEND = """\
-Columns: *filter* is the policy name recorded in the SSTs' properties;
-*bytes/key* is the sum of the SSTs' filter block sizes over their entries;
-*FPR* is measured on readmissing: FP / (FP + `rocksdb.bloom.filter.useful`),
-FP = `bloom.filter.full.positive` - `bloom.filter.full.true.positive`;
-*data reads/1k miss* is `rocksdb.block.cache.data.miss` per 1000 readmissing
-lookups: with direct reads, and filters and indexes held outside the block
-cache, each one is a data block read from the device (a few false positives
-hit the small cache instead); ops/s are medians over the repeats. (×r) is the
-ratio to the built-in Bloom filter at the same bits/key (builtin_ribbon: at the
-same FPR; builtin_ribbonmem: in the same memory); for ops/s, the median of the ratios within each repeat, where the two ran
-seconds apart. Lower is better for bytes/key, FPR and reads, higher for ops/s."""
-
-
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -86,22 +73,6 @@ def log(msg):
 def shout(msg):
     bar = "!" * 78
     log(f"\n{bar}\n{msg}\n{bar}\n")
-
-
-def read_policy_id(path):
-    """The id in a file's filter_policy= line: 'bloomfilter:10:false' ->
-    'bloomfilter', '{id=sstfilter.cuckoo;...}' -> 'sstfilter.cuckoo'; None for
-    nullptr. RocksDB records the same id as the SSTs' filter policy name."""
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"\s*filter_policy\s*=\s*(.*?)\s*$", line)
-            if m:
-                value = m.group(1)
-                if value in ("", "nullptr"):
-                    return None
-                braced = re.search(r"\bid=([^;}]+)", value)
-                return braced.group(1) if braced else value.split(":")[0]
-    return None
 
 
 class Config:
@@ -147,37 +118,6 @@ class Config:
             fpr=fp / (fp + m["useful"]) if self.policy and fp + m["useful"] else None,
             reads_per_1k=1000.0 * m["data_miss"] / max(m["lookups"], 1),
             **{b: statistics.median(self.ops[b]) for b, _ in READS})
-
-
-def parse_bench(out, bench):
-    m = re.search(rf"^{bench}\s*:\s*[\d.]+ micros/op (\d+) ops/sec.*?"
-                  r"(?:\((\d+) of (\d+) found\))?\s*$", out, re.M)
-    if not m:
-        raise RuntimeError(f"no '{bench}' result line in db_bench's output")
-    found = (int(m.group(2)), int(m.group(3))) if m.group(2) else None
-    tickers = {k: int(v) for k, v in
-               re.findall(r"^rocksdb\.([\w.]+) COUNT : (\d+)\s*$", out, re.M)}
-    return int(m.group(1)), found, tickers
-
-
-def machine():
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M).group(1)
-    except (OSError, AttributeError):
-        cpu = "unknown CPU"
-    return f"{os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}"
-
-
-def check_direct_io(directory):
-    with tempfile.NamedTemporaryFile(dir=directory) as f:
-        f.write(b"\0" * 4096)
-        f.flush()
-        try:
-            os.close(os.open(f.name, os.O_RDONLY | os.O_DIRECT))
-        except OSError as e:
-            sys.exit(f"error: {directory} does not support O_DIRECT ({e}), which "
-                     "the configs' direct reads need: pick another --work-dir")
 
 
 class Runner:
@@ -316,109 +256,15 @@ class Runner:
                     self.check_same_keys_found(bench, rep)
 
 
-def spread(configs):
-    parts = []
-    for bench, _ in READS:
-        worst = max(((max(c.ops[bench]) - min(c.ops[bench])) / statistics.median(c.ops[bench])
-                     for c in configs if not c.problems and c.ops[bench]), default=0)
-        parts.append(f"{bench} {100 * worst:.0f}%")
-    return ", ".join(parts)
-
-
-def cell(value, base, fmt, ratio=None):
-    if value is None:
-        return "—"
-    if base is None:
-        return fmt(value)
-    if ratio is None:
-        ratio = value / base if base else None
-    return f"{fmt(value)} (×{ratio:.2f})" if ratio is not None else f"{fmt(value)} (—)"
-
-
-def repeat_ratios(mine, base):
-    """mine[i] / base[i] for every repeat i, or None if the runs do not pair
-    up: run i of both came seconds apart, so drift in the machine's speed
-    cancels out of each ratio."""
-    if not mine or len(mine) != len(base) or not all(base):
-        return None
-    return [m / b for m, b in zip(mine, base)]
-
-
-def paired_ratio(mine, base):
-    """Median of the per-repeat ratios (see repeat_ratios)."""
-    ratios = repeat_ratios(mine, base)
-    return statistics.median(ratios) if ratios else None
-
-
-def ratio_quartiles(configs):
-    """Rows of the 25th and 75th percentiles of each config's per-repeat
-    ops/s ratios to its baseline (whose median the main table shows), so a
-    reader can see whether a ratio is apart from 1.0 or within the noise."""
-    by_name = {c.name: c for c in configs}
-    rows = []
-    for c in configs:
-        base = by_name.get(c.baseline)
-        if c.metrics() is None or base is None or base.metrics() is None:
-            continue
-        cells = []
-        for bench, _ in READS:
-            ratios = repeat_ratios(c.ops[bench], base.ops[bench])
-            if not ratios or len(ratios) < 2:
-                cells.append("—")
-                continue
-            q1, _, q3 = statistics.quantiles(ratios, n=4)
-            cells.append(f"{q1:.2f}-{q3:.2f}")
-        rows.append(f"| {c.name} | " + " | ".join(cells) + " |")
-    if not rows:
-        return []
-    head = ["config"] + [bench for bench, _ in READS]
-    return (["Per-repeat ratios of ops/s to the baseline, 25th-75th percentile "
-             "(the table above shows their median):", "",
-             "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)] + rows)
-
-
-def table(configs):
-    by_name = {c.name: c for c in configs}
-    head = ["config", "filter", "bytes/key", "FPR", "data reads/1k miss"] + \
-           [f"{bench} ops/s" for bench, _ in READS]
-    rows = ["| " + " | ".join(head) + " |",
-            "|---|---|" + "---:|" * (len(head) - 2)]
-    for c in configs:
-        mine = c.metrics()
-        if mine is None:
-            rows.append(f"| {c.name} | **NOT REPORTED: filter not in effect or wrong "
-                        "results (see stderr)** |" + " |" * (len(head) - 2))
-            continue
-        base_cfg = by_name.get(c.baseline)
-        b = (base_cfg.metrics() if base_cfg else None) or {}
-        cells = [c.name, "/".join(c.sst["policies"]).replace("N/A", "none"),
-                 cell(mine["bytes_per_key"], b.get("bytes_per_key"), lambda v: f"{v:.3f}"),
-                 cell(mine["fpr"], b.get("fpr"), lambda v: f"{100 * v:.3f}%"),
-                 cell(mine["reads_per_1k"], b.get("reads_per_1k"), lambda v: f"{v:.1f}")]
-        cells += [cell(mine[bench], b.get(bench), lambda v: f"{v:,.0f}",
-                       paired_ratio(c.ops[bench], base_cfg.ops[bench]) if b else None)
-                  for bench, _ in READS]
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
-
-
-def build_note(db_bench):
-    """What the reader should know about this db_bench's build."""
-    if os.path.realpath(db_bench).startswith("/usr/"):
-        return ("Debian's db_bench is built with assertions on: compare ratios, "
-                "not absolute numbers.")
-    return ("db_bench built from source by tools/scripts/rocksdb_source.sh (Release, no "
-            "assertions), sstfilter in-tree.")
-
-
 def footer(runner, version, wall):
     a, configs = runner.args, runner.configs
+    reads = [bench for bench, _ in READS]
     first = next((c for c in configs if c.policy and not c.problems), configs[0])
     steps = ["fill"] + [f"{bench}#0" for bench, _ in READS]
     cmds = [runner.commands[(first.name, s)] for s in steps
             if (first.name, s) in runner.commands]
     lines = [
-        "", LEGEND, "",
+        "", multilevel.LEGEND if a.multilevel else report.LEGEND, "",
         (multilevel.workload(runner.num, multilevel.L0_WRITES, KEY_SIZE, VALUE_SIZE, FILL_SEED)
          if a.multilevel else
          f"Workload: `fillrandom,compact` of {runner.num:,} random keys ({KEY_SIZE}-byte "
@@ -431,9 +277,10 @@ def footer(runner, version, wall):
         f"({runner.missing // NO_FILTER_SHARE:,} without a filter"
         + (" or with optimize_filters_for_hits" if a.multilevel else "") + "); "
         f"{runner.cache / 2**20:.3g} MiB block cache, direct reads; --scale {a.scale:g}.",
-        f"Machine: {machine()}; {version}. " + build_note(a.db_bench),
-        f"Run-to-run spread of ops/s, (max - min) / median, worst config: {spread(configs)}.",
-        ""] + ratio_quartiles(configs) + ["", f"Wall time: {wall:.0f} s.", "",
+        f"Machine: {report.machine()}; {version}. " + report.build_note(a.db_bench),
+        f"Run-to-run spread of ops/s, (max - min) / median, worst config: "
+        f"{report.spread(configs, reads)}.",
+        ""] + report.ratio_quartiles(configs, reads) + ["", f"Wall time: {wall:.0f} s.", "",
         f"Commands for {first.name} (other configs differ only in config file and DB, "
         "later runs only in -seed):", ""]
     return "\n".join(lines + ["    " + runner.shell(c) for c in cmds])
@@ -456,10 +303,10 @@ def select_configs(args):
 
 
 def main():
-    global READS, FAMILIES, LEGEND  # --multilevel swaps them
+    global READS, FAMILIES  # --multilevel swaps them
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=LEGEND)
+        epilog=report.LEGEND)
     ap.add_argument("--configs", help="comma-separated config names (default: every "
                     ".ini in --configs-dir); their built-in Bloom baselines are added")
     ap.add_argument("--configs-dir", default=os.path.join(ROOT, "db_bench_configs"))
@@ -487,7 +334,6 @@ def main():
     args = ap.parse_args()
     if args.multilevel:
         READS, FAMILIES = multilevel.READS, multilevel.FAMILIES
-        LEGEND = multilevel.LEGEND
         if args.configs_dir == os.path.join(ROOT, "db_bench_configs"):
             args.configs_dir = os.path.join(ROOT, "db_bench_configs", "multilevel")
     if args.scale <= 0 or args.reps < 1:
@@ -528,7 +374,8 @@ def main():
                 "\n".join(multilevel.levelstats_block(configs)) + "\n" +
                 footer(runner, version, wall) + "\n")
     else:
-        text = table(configs) + "\n" + footer(runner, version, wall) + "\n"
+        text = (report.table(configs, [bench for bench, _ in READS]) + "\n" +
+                footer(runner, version, wall) + "\n")
     print(text)
     if args.markdown_out:
         with open(args.markdown_out, "w") as f:
