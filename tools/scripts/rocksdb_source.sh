@@ -118,6 +118,12 @@ apply_fixes() {
             "$SRC/third-party/gtest-1.8.1/fused-src/gtest/CMakeLists.txt"
 }
 
+# RocksDB's CMake compiles through ccache whenever it finds one. Its builds
+# here are cached whole, so ccache would add nothing; and a build folder
+# made before ccache was installed would see every command change and be
+# rebuilt. So never.
+NO_CCACHE=-DCCACHE_FOUND=CCACHE_FOUND-NOTFOUND
+
 configure() {  # ROCKSDB_PLUGINS value
   # A build folder left by another generator cannot be reconfigured.
   if [ -f "$BUILD/CMakeCache.txt" ] &&
@@ -129,7 +135,7 @@ configure() {  # ROCKSDB_PLUGINS value
     -DROCKSDB_BUILD_SHARED=ON -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON \
     -DWITH_TOOLS=ON -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF \
     -DWITH_GFLAGS=ON -DWITH_SNAPPY=ON -DWITH_LIBURING=OFF \
-    -DFAIL_ON_WARNINGS=OFF -DROCKSDB_PLUGINS="$1" >"$CACHE/configure.log" 2>&1 ||
+    -DFAIL_ON_WARNINGS=OFF $NO_CCACHE -DROCKSDB_PLUGINS="$1" >"$CACHE/configure.log" 2>&1 ||
     { tail -30 "$CACHE/configure.log" >&2; exit 1; }
 }
 
@@ -200,7 +206,7 @@ ensure_tsan() {
     -DROCKSDB_BUILD_SHARED=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=OFF \
     -DWITH_TOOLS=OFF -DWITH_CORE_TOOLS=OFF -DWITH_TRACE_TOOLS=OFF \
     -DWITH_GFLAGS=OFF -DWITH_SNAPPY=ON -DWITH_LIBURING=OFF \
-    -DFAIL_ON_WARNINGS=OFF >"$CACHE/configure-tsan.log" 2>&1 ||
+    -DFAIL_ON_WARNINGS=OFF $NO_CCACHE >"$CACHE/configure-tsan.log" 2>&1 ||
     { tail -30 "$CACHE/configure-tsan.log" >&2; exit 1; }
   cmake --build "$TSAN_BUILD" -j "$JOBS" --target rocksdb >"$CACHE/build-tsan.log" 2>&1 ||
     { tail -40 "$CACHE/build-tsan.log" >&2; exit 1; }
