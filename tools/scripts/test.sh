@@ -40,7 +40,20 @@ while [ $# -gt 0 ]; do
 done
 JOBS=$(nproc)
 
-step() { echo; echo "==== $*" >&2; }
+# Each step's wall time, printed with the closing line.
+TIMES=""
+STEP_START=$SECONDS
+STEP_NAME=""
+step() {
+  end_step
+  STEP_NAME=${1%% *}
+  STEP_START=$SECONDS
+  echo; echo "==== $*" >&2
+}
+end_step() {
+  [ -n "$STEP_NAME" ] && TIMES="$TIMES ${STEP_NAME%%/*}: $((SECONDS - STEP_START)) s;"
+  STEP_NAME=""
+}
 
 SUMMARY=$(mktemp)
 trap 'rm -f "$SUMMARY"' EXIT
@@ -54,7 +67,8 @@ summary() {
   passed=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$SUMMARY" |
            awk '{s += $1} END {print s + 0}')
   passed=$((passed + $(grep -c '^fuzz: ' "$SUMMARY" || true)))
-  echo "test.sh: $passed passed, 0 failed"
+  end_step
+  echo "test.sh: $passed passed, 0 failed in $SECONDS s (step${TIMES%;})"
 }
 
 # Each step is a CMakePresets.json preset: configure, build and test.
