@@ -22,6 +22,7 @@
 
 #include "rocksdb/db_open.h"
 #include "rocksdb_test_util.h"
+#include "util/skipping_sleep_env.h"
 
 namespace sstfilter {
 namespace {
@@ -45,21 +46,6 @@ Policy Ours(const char* type, double bits, Compat compat = Compat::kSstfilter) {
   EXPECT_TRUE(NewFilterPolicy(type, bits, compat, &p).ok());
   return p;
 }
-
-// An Env whose SleepForMicroseconds returns at once and moves its clock
-// (NowMicros) ahead by the time asked: sleeps are counted, not waited.
-// RocksDB's own threads keep their SystemClock.
-class SkippingSleepEnv : public rocksdb::EnvWrapper {
- public:
-  SkippingSleepEnv() : rocksdb::EnvWrapper(rocksdb::Env::Default()) {}
-  const char* Name() const override { return "SkippingSleepEnv"; }
-  uint64_t NowMicros() override { return target()->NowMicros() + skipped_us_.load(); }
-  void SleepForMicroseconds(int micros) override { skipped_us_ += static_cast<uint64_t>(micros); }
-  uint64_t skipped_us() const { return skipped_us_.load(); }
-
- private:
-  std::atomic<uint64_t> skipped_us_{0};
-};
 
 class PolicySwitchTest : public ::testing::Test {
  protected:
@@ -145,7 +131,7 @@ class PolicySwitchTest : public ::testing::Test {
     return {UsefulIn(db.get(), 0), UsefulIn(db.get(), 1)};
   }
 
-  SkippingSleepEnv env_;  // outlives every DB the tests open
+  test::SkippingSleepEnv env_;  // outlives every DB the tests open
   test::TempDir dir_;
   rocksdb::Options options_;
   bool partitioned_ = false;
