@@ -31,13 +31,15 @@ set(SSTFILTER_CORE_SOURCES
   plugin/dynamic/dynamic_cuckoo_plan.cc
   plugin/dynamic/dynamic_cuckoo_table.cc
   plugin/allocation/level_allocation.cc
-  plugin/allocation/level_model.cc)
+  plugin/allocation/level_model.cc
+  plugin/allocation/tree_allocation.cc)
 
 # On RocksDB: the policy, the key guard, migration.
 set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/bits_adapter.cc
   plugin/rocksdb/builtin_family.cc
   plugin/rocksdb/check.cc
+  plugin/rocksdb/level_listener.cc
   plugin/rocksdb/policy.cc
   plugin/rocksdb/registration.cc
   plugin/guard/guard_family.cc

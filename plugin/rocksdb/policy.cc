@@ -8,8 +8,10 @@
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_type.h>
 
+#include "allocation/tree_allocation.h"
 #include "rocksdb/bits_adapter.h"
 #include "rocksdb/builtin_family.h"
+#include "rocksdb/level_listener.h"
 #include "rocksdb/tsan_handoff.h"
 
 namespace sstfilter {
@@ -155,6 +157,18 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     FileFacts facts;
     facts.level = context.level_at_creation;
     facts.is_bottommost = context.is_bottommost;
+    // The tree as RocksDB's metadata has it, where a LevelListener posts
+    // it; else the level model's estimate from the files built.
+    if (auto tree = FindPostedTree(context.info_log, context.column_family_name)) {
+      builder->SetChooser([tree, facts, budget = spec_](size_t num_keys, const std::string& first,
+                                                        const std::string& last, bool) mutable {
+        facts.num_keys = num_keys;
+        facts.first_key = first;
+        facts.last_key = last;
+        return PlanForTree(facts, *tree, budget);
+      });
+      return builder;
+    }
     builder->SetChooser(
         [model = level_model_, facts, budget = spec_](
             size_t num_keys, const std::string& first, const std::string& last,

@@ -5,6 +5,7 @@
 
 #include <sstfilter/sstfilter.h>
 
+#include "rocksdb/level_listener.h"
 #include "rocksdb/policy.h"
 
 namespace sstfilter {
@@ -61,6 +62,10 @@ std::shared_ptr<const rocksdb::FilterPolicy> NewPolicyOrThrow(FilterType type,
 
 }  // namespace
 
+std::shared_ptr<rocksdb::EventListener> NewLevelListener() {
+  return std::make_shared<LevelListener>();
+}
+
 std::shared_ptr<const rocksdb::FilterPolicy> NewBloomFilterPolicy(double bits_per_key) {
   return NewPolicyOrThrow(FilterType::kBloom, bits_per_key);
 }
@@ -111,7 +116,14 @@ int RegisterSstFilter(ObjectLibrary& library, const std::string& /*arg*/) {
       ObjectLibrary::PatternEntry("sstfilter", /*optional=*/false)
           .AddSeparator(".", /*at_least_one=*/false),
       sstfilter::PolicyFromUri);
-  return static_cast<int>(sstfilter::AllFilterTypes().size()) + 1;
+  // The listener that tells allocation=monkey the tree (level_listener.h).
+  library.AddFactory<EventListener>(
+      sstfilter::LevelListener::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<EventListener>* guard, std::string*) {
+        guard->reset(new sstfilter::LevelListener);
+        return guard->get();
+      });
+  return static_cast<int>(sstfilter::AllFilterTypes().size()) + 2;
 }
 
 }  // namespace ROCKSDB_NAMESPACE

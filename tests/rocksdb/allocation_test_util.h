@@ -110,7 +110,8 @@ class AllocationTest : public ::testing::Test {
   // flush compacts by hand (CompactByHand): the tree's shape follows from
   // the keys alone, never from background timing.
   static void Write(rocksdb::DB* db, const rocksdb::Options& options, uint64_t begin,
-                    uint64_t end) {
+                    uint64_t end, int base_level = 1,
+                    rocksdb::ColumnFamilyHandle* tick = nullptr) {
     constexpr uint64_t kFlushKeys = 1000;  // under one memtable (write_buffer_size)
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
@@ -120,31 +121,46 @@ class AllocationTest : public ::testing::Test {
       ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
       if ((i + 1) % kFlushKeys == 0 || i + 1 == n) {
         ASSERT_TRUE(db->Flush({}).ok());
-        CompactByHand(db, options);
+        CompactByHand(db, options, base_level, tick);
       }
     }
   }
 
+  // A compaction RocksDB notifies listeners of, in column family `tick`
+  // (which holds a file), so that a LevelListener reads the tree again: what
+  // RocksDB's own compactions do, and DB::CompactFiles does not.
+  static void Tick(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* tick) {
+    rocksdb::CompactRangeOptions force;
+    force.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    ASSERT_TRUE(db->CompactRange(force, tick, nullptr, nullptr).ok());
+  }
+
   // Leveled compaction, run in the calling thread (the options turn
   // automatic compaction off): L0 at level0_file_num_compaction_trigger
-  // files goes into L1 with the L1 files it overlaps; a level over its
-  // target (max_bytes_for_level_base * multiplier^(L-1)) sends its file
-  // with the oldest data into the next level with the files it overlaps
-  // there, until it is under target. The last level keeps what it gets.
-  static void CompactByHand(rocksdb::DB* db, const rocksdb::Options& options) {
+  // files goes into `base_level` with the files it overlaps there; a level
+  // over its target (max_bytes_for_level_base * multiplier^(L - base))
+  // sends its file with the oldest data into the next level with the files
+  // it overlaps there, until it is under target. The last level keeps what
+  // it gets.
+  // With `tick`, Tick after each compaction.
+  static void CompactByHand(rocksdb::DB* db, const rocksdb::Options& options,
+                            int base_level = 1, rocksdb::ColumnFamilyHandle* tick = nullptr) {
     for (;;) {
       rocksdb::ColumnFamilyMetaData meta;
       db->GetColumnFamilyMetaData(&meta);
       const int last = static_cast<int>(meta.levels.size()) - 1;
       std::vector<const rocksdb::SstFileMetaData*> inputs;
       int level = -1;
+      int output = -1;
       if (meta.levels[0].files.size() >=
           static_cast<size_t>(options.level0_file_num_compaction_trigger)) {
         level = 0;
+        output = base_level;
         for (const auto& f : meta.levels[0].files) inputs.push_back(&f);
       }
       double target = static_cast<double>(options.max_bytes_for_level_base);
-      for (int lv = 1; level < 0 && lv < last; ++lv, target *= options.max_bytes_for_level_multiplier) {
+      for (int lv = base_level; level < 0 && lv < last;
+           ++lv, target *= options.max_bytes_for_level_multiplier) {
         uint64_t bytes = 0;
         const rocksdb::SstFileMetaData* oldest = nullptr;
         for (const auto& f : meta.levels[lv].files) {
@@ -153,6 +169,7 @@ class AllocationTest : public ::testing::Test {
         }
         if (static_cast<double>(bytes) > target) {
           level = lv;
+          output = lv + 1;
           inputs.push_back(oldest);
         }
       }
@@ -164,13 +181,14 @@ class AllocationTest : public ::testing::Test {
         hi = std::max(hi, f->largestkey);
         names.push_back(f->name);
       }
-      for (const auto& f : meta.levels[level + 1].files) {
+      for (const auto& f : meta.levels[output].files) {
         if (!(f.largestkey < lo || hi < f.smallestkey)) names.push_back(f.name);
       }
       rocksdb::CompactionOptions compaction;
       compaction.output_file_size_limit = options.target_file_size_base;
-      const rocksdb::Status s = db->CompactFiles(compaction, names, level + 1);
+      const rocksdb::Status s = db->CompactFiles(compaction, names, output);
       ASSERT_TRUE(s.ok()) << s.ToString();
+      if (tick != nullptr) Tick(db, tick);
     }
   }
 

@@ -29,10 +29,15 @@
 // average over a levelled tree instead of in every file: fewer bits in the
 // bottom level, more in the small upper ones, so that the false positives
 // summed over every run a lookup probes are several times fewer for the same
-// memory (Monkey, SIGMOD 2017; docs/design/level_allocation.md). A level's filter may be a
-// Bloom filter where that is the more accurate for its bits. Files whose
-// level is unknown (SstFileWriter), FIFO and universal compaction get
-// bits_per_key. allocation=uniform is the default. Switching either way on
+// memory (Monkey, SIGMOD 2017; docs/design/level_allocation.md). A level's
+// filter may be a Bloom filter where that is the more accurate for its
+// bits. The policy needs the tree's shape: with the LevelListener (below)
+// in the DB's options it has the tree exactly, from RocksDB's metadata,
+// whatever the level targets and after a reopen, and gives every file the
+// budget where it expects no gain; without it, it estimates the tree from
+// the files it builds, starting empty after a reopen. Files whose level is
+// unknown (SstFileWriter), FIFO and universal compaction get bits_per_key.
+// allocation=uniform is the default. Switching either way on
 // a live DB is safe: every sstfilter policy reads every sstfilter filter.
 //
 // Registration: loading libsstfilter.so (LD_PRELOAD or linking) registers
@@ -48,6 +53,7 @@
 #include <string>
 
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/options.h>
 #include <rocksdb/status.h>
 #include <rocksdb/utilities/object_registry.h>
@@ -81,6 +87,14 @@ rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
 // The same, in the family `compat`.
 rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key, Compat compat,
                                 std::shared_ptr<const rocksdb::FilterPolicy>* policy);
+
+// The listener that tells allocation=monkey the tree: add it to the DB's
+// options (options.listeners.push_back(sstfilter::NewLevelListener())), or
+// name it in an options string or OPTIONS file's DBOptions:
+// listeners={sstfilter.LevelListener}. It reads each column family's files
+// per level at every flush and compaction; policies of other allocations
+// ignore it.
+std::shared_ptr<rocksdb::EventListener> NewLevelListener();
 
 // True if `policy` is one of sstfilter's.
 bool IsSstFilterPolicy(const rocksdb::FilterPolicy* policy);

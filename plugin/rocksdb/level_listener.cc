@@ -1,0 +1,112 @@
+#include "rocksdb/level_listener.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+
+#include <map>
+#include <vector>
+
+namespace sstfilter {
+namespace {
+
+using Key = std::pair<const void*, std::string>;
+
+struct Board {
+  std::mutex mu;
+  std::map<Key, std::shared_ptr<const TreeShape>> trees;
+};
+
+Board& TheBoard() {
+  static Board* board = new Board;  // never destroyed: listeners may outlive statics
+  return *board;
+}
+
+// Keys per run: each file's entry count where RocksDB has read it (files
+// built since the DB opened, and those whose properties it loaded), else
+// its size at the bytes per key of its level's counted files (levels may
+// differ: compression per level), else of the whole tree's.
+std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& meta) {
+  double all_bytes = 0, all_keys = 0;
+  std::vector<std::pair<double, double>> counted(meta.levels.size());  // bytes, keys
+  for (size_t i = 0; i < meta.levels.size(); ++i) {
+    for (const auto& f : meta.levels[i].files) {
+      if (f.num_entries == 0) continue;
+      counted[i].first += static_cast<double>(f.size);
+      counted[i].second += static_cast<double>(f.num_entries);
+    }
+    all_bytes += counted[i].first;
+    all_keys += counted[i].second;
+  }
+  auto tree = std::make_shared<TreeShape>();
+  for (size_t i = 0; i < meta.levels.size(); ++i) {
+    const auto lv = static_cast<size_t>(meta.levels[i].level);
+    const double per_key = counted[i].second > 0 ? counted[i].first / counted[i].second
+                           : all_keys > 0        ? all_bytes / all_keys
+                                                 : 0;
+    if (tree->level_keys.size() <= lv) {
+      tree->level_keys.resize(lv + 1, 0);
+      tree->level_files.resize(lv + 1, 0);
+    }
+    for (const auto& f : meta.levels[i].files) {
+      double keys = static_cast<double>(f.num_entries);
+      if (keys == 0 && per_key > 0) keys = static_cast<double>(f.size) / per_key;
+      if (lv == 0) {
+        tree->l0_file_keys.push_back(keys);
+      } else {
+        tree->level_keys[lv] += keys;
+        tree->level_files[lv] += 1;
+      }
+    }
+  }
+  return tree;
+}
+
+}  // namespace
+
+LevelListener::~LevelListener() {
+  Board& board = TheBoard();
+  std::lock_guard<std::mutex> lock(board.mu);
+  for (const Key& key : posted_) board.trees.erase(key);
+}
+
+void LevelListener::Post(rocksdb::DB* db) {
+  const void* log = db->GetDBOptions().info_log.get();
+  std::vector<rocksdb::ColumnFamilyMetaData> all;
+  db->GetAllColumnFamilyMetaData(&all);
+  std::vector<std::pair<Key, std::shared_ptr<const TreeShape>>> trees;
+  for (const auto& meta : all) trees.emplace_back(Key{log, meta.name}, ShapeOf(meta));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& t : trees) posted_.insert(t.first);
+  }
+  Board& board = TheBoard();
+  std::lock_guard<std::mutex> lock(board.mu);
+  for (auto& t : trees) board.trees[t.first] = std::move(t.second);
+}
+
+void LevelListener::OnFlushBegin(rocksdb::DB* db, const rocksdb::FlushJobInfo&) {
+  Post(db);
+}
+
+void LevelListener::OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo&) {
+  Post(db);
+}
+
+void LevelListener::OnCompactionBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo&) {
+  Post(db);
+}
+
+void LevelListener::OnCompactionCompleted(rocksdb::DB* db,
+                                          const rocksdb::CompactionJobInfo&) {
+  Post(db);
+}
+
+std::shared_ptr<const TreeShape> FindPostedTree(const void* info_log, const std::string& cf_name) {
+  Board& board = TheBoard();
+  std::lock_guard<std::mutex> lock(board.mu);
+  const auto it = board.trees.find({info_log, cf_name});
+  return it == board.trees.end() ? nullptr : it->second;
+}
+
+}  // namespace sstfilter
