@@ -43,7 +43,9 @@ class LevelListenerTest : public AllocationTest {
   // The tree CompactByHand builds from kNumKeys keys below `base_level`,
   // then two L0 files over the whole key range; its filters per level and
   // false positives per absent lookup.
-  Tree Build(const rocksdb::Options& options, FilterType type, int base_level = 1) {
+  Tree Build(const std::string& policy, const rocksdb::Options& options, FilterType type,
+             int base_level = 1) {
+    std::printf("\n%s, levels from L%d:\n\n", policy.c_str(), base_level);
     test::TempDir dir;
     std::unique_ptr<rocksdb::DB> db;
     EXPECT_TRUE(sstfilter::OpenDB(options, dir.path(), &db).ok());
@@ -105,8 +107,8 @@ TEST_F(LevelListenerTest, MonkeyOnTheReportedTreeBeatsUniformInTheSameMemory) {
     SCOPED_TRACE(type_name);
     FilterType type;
     ASSERT_TRUE(FilterTypeFromName(type_name, &type));
-    const Tree uniform = Build(Options(Uniform(type_name), true), type);
-    const Tree monkey = Build(Options(Monkey(type_name), true), type);
+    const Tree uniform = Build(Uniform(type_name), Options(Uniform(type_name), true), type);
+    const Tree monkey = Build(Monkey(type_name), Options(Monkey(type_name), true), type);
     ASSERT_EQ(monkey.stats.size(), 4u);  // L0 to L3
     const double ratio = TotalBitsPerKey(monkey.stats) / TotalBitsPerKey(uniform.stats);
     std::printf("%s: memory %.3fx uniform's, false positives %.3fx\n", type_name, ratio,
@@ -129,8 +131,10 @@ TEST_F(LevelListenerTest, DynamicLevelBytes) {
     options.num_levels = 7;
     return options;
   };
-  const Tree uniform = Build(with_dynamic(Options(Uniform("cuckoo"), true)), FilterType::kCuckoo, 4);
-  const Tree monkey = Build(with_dynamic(Options(Monkey("cuckoo"), true)), FilterType::kCuckoo, 4);
+  const Tree uniform = Build(Uniform("cuckoo"), with_dynamic(Options(Uniform("cuckoo"), true)),
+                            FilterType::kCuckoo, 4);
+  const Tree monkey = Build(Monkey("cuckoo"), with_dynamic(Options(Monkey("cuckoo"), true)),
+                           FilterType::kCuckoo, 4);
   ASSERT_EQ(monkey.stats.size(), 4u);
   ASSERT_EQ(monkey.stats.count(6), 1u);
   EXPECT_LT(monkey.stats.at(6).BitsPerKey(), 10);

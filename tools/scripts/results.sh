@@ -30,12 +30,14 @@
 #                                the same RocksDB unguarded, 2M keys
 #   filter_reload*.md            tools/bench/filter_reload_bench.sh: filter loads into a
 #                                churning block cache (7.8.3, then 9.7.4)
+#   level_listener.md            rocksdb_level_listener_test: allocation=monkey on the
+#                                listener's tree against uniform, per level
 # Each file starts with the command that made it and the machine.
 #
 #   tools/scripts/results.sh            # everything
 #   tools/scripts/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
 #                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload,
-#                               # guard likewise)
+#                               # guard, listener likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -135,6 +137,12 @@ if want guard; then
 fi
 if want fuzz; then
   run fuzz.md env SECONDS_PER_TARGET=120 "$ROOT/tools/scripts/fuzz.sh"
+fi
+if want listener; then
+  # The figures rocksdb_level_listener_test prints: its trees are built by
+  # hand, so they repeat exactly on a given RocksDB.
+  run level_listener.md "$BUILD_DIR/tests/rocksdb/rocksdb_level_listener_test" \
+    --gtest_filter='*SameMemory*:*Dynamic*' --gtest_brief=1
 fi
 
 python3 "$ROOT/tools/scripts/update_readme.py"
