@@ -93,37 +93,37 @@ class AllocationTest : public ::testing::Test {
     return db;
   }
 
-  // Writes keys [begin, end) in shuffled order, then flushes.
-  static void PutAndFlush(rocksdb::DB* db, uint64_t begin, uint64_t end) {
+  // Puts keys [begin, end) in a shuffled order (a fixed permutation),
+  // calling after_batch() after every `batch` keys and after the last.
+  template <typename AfterBatch>
+  static void PutShuffled(rocksdb::DB* db, uint64_t begin, uint64_t end, uint64_t batch,
+                          AfterBatch after_batch) {
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
     const uint64_t n = end - begin;
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t k = begin + (i * 7919) % n;
       ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
+      if ((i + 1) % batch == 0 || i + 1 == n) after_batch();
     }
-    ASSERT_TRUE(db->Flush({}).ok());
+  }
+
+  // Writes keys [begin, end) in shuffled order, then flushes.
+  static void PutAndFlush(rocksdb::DB* db, uint64_t begin, uint64_t end) {
+    PutShuffled(db, begin, end, end - begin, [db] { ASSERT_TRUE(db->Flush({}).ok()); });
   }
 
   // Writes keys [begin, end) as fillrandom would, in a shuffled order, in
-  // batches of kFlushKeys, each flushed into one L0 file, and after each
-  // flush compacts by hand (CompactByHand): the tree's shape follows from
-  // the keys alone, never from background timing.
+  // batches of 1000 keys (under one memtable), each flushed into one L0
+  // file, and after each flush compacts by hand (CompactByHand): the tree's
+  // shape follows from the keys alone, never from background timing.
   static void Write(rocksdb::DB* db, const rocksdb::Options& options, uint64_t begin,
                     uint64_t end, int base_level = 1,
                     rocksdb::ColumnFamilyHandle* tick = nullptr) {
-    constexpr uint64_t kFlushKeys = 1000;  // under one memtable (write_buffer_size)
-    rocksdb::WriteOptions wo;
-    wo.disableWAL = true;
-    const uint64_t n = end - begin;
-    for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t k = begin + (i * 7919) % n;
-      ASSERT_TRUE(db->Put(wo, KeyAt(k), ValueOf(k)).ok());
-      if ((i + 1) % kFlushKeys == 0 || i + 1 == n) {
-        ASSERT_TRUE(db->Flush({}).ok());
-        CompactByHand(db, options, base_level, tick);
-      }
-    }
+    PutShuffled(db, begin, end, 1000, [&] {
+      ASSERT_TRUE(db->Flush({}).ok());
+      CompactByHand(db, options, base_level, tick);
+    });
   }
 
   // A compaction RocksDB notifies listeners of, in column family `tick`

@@ -20,6 +20,8 @@ the same filter with allocation=uniform.
 import re
 import statistics
 
+import db_bench_report as report
+
 FILL_BENCHMARKS = ("fillrandom,flush,waitforcompaction,compact0,waitforcompaction,"
                    "updaterandom,flush,levelstats,sstables")
 # About 2.5 write buffers (256 KiB) of 16+100-byte entries: two flushes when
@@ -133,8 +135,7 @@ def table(configs):
     for c in configs:
         mine = c.metrics()
         if mine is None:
-            rows.append(f"| {c.name} | **NOT REPORTED: filter not in effect or wrong "
-                        "results (see stderr)** |" + " |" * (len(head) - 2))
+            rows.append(report.refused_row(c, len(head)))
             continue
         refs = [("b", by_name.get(c.baseline)), ("u", by_name.get(uniform_of(c) or ""))]
         refs = [(tag, r) for tag, r in refs if r is not None and r.metrics() is not None]

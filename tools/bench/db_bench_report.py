@@ -95,6 +95,12 @@ def ratio_quartiles(configs, reads):
              "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)] + rows)
 
 
+def refused_row(c, columns):
+    """The table row of a config that is not reported."""
+    return (f"| {c.name} | **NOT REPORTED: filter not in effect or wrong "
+            "results (see stderr)** |" + " |" * (columns - 2))
+
+
 def table(configs, reads):
     by_name = {c.name: c for c in configs}
     head = ["config", "filter", "bytes/key", "FPR", "data reads/1k miss"] + \
@@ -104,8 +110,7 @@ def table(configs, reads):
     for c in configs:
         mine = c.metrics()
         if mine is None:
-            rows.append(f"| {c.name} | **NOT REPORTED: filter not in effect or wrong "
-                        "results (see stderr)** |" + " |" * (len(head) - 2))
+            rows.append(refused_row(c, len(head)))
             continue
         base_cfg = by_name.get(c.baseline)
         b = (base_cfg.metrics() if base_cfg else None) or {}
