@@ -126,6 +126,17 @@ class AllocationTest : public ::testing::Test {
     });
   }
 
+  // CompactFiles' options for these trees: output files cut at the table's
+  // target size and compressed with Snappy, stated because the default
+  // changed (Snappy before RocksDB 9, the column family's compression
+  // since), so that every version builds the same files.
+  static rocksdb::CompactionOptions HandCompaction(const rocksdb::Options& options) {
+    rocksdb::CompactionOptions compaction;
+    compaction.compression = rocksdb::kSnappyCompression;
+    compaction.output_file_size_limit = options.target_file_size_base;
+    return compaction;
+  }
+
   // A compaction RocksDB notifies listeners of, in column family `tick`
   // (which holds a file), so that a LevelListener reads the tree again: what
   // RocksDB's own compactions do, and DB::CompactFiles does not.
@@ -184,9 +195,7 @@ class AllocationTest : public ::testing::Test {
       for (const auto& f : meta.levels[output].files) {
         if (!(f.largestkey < lo || hi < f.smallestkey)) names.push_back(f.name);
       }
-      rocksdb::CompactionOptions compaction;
-      compaction.output_file_size_limit = options.target_file_size_base;
-      const rocksdb::Status s = db->CompactFiles(compaction, names, output);
+      const rocksdb::Status s = db->CompactFiles(HandCompaction(options), names, output);
       ASSERT_TRUE(s.ok()) << s.ToString();
       if (tick != nullptr) Tick(db, tick);
     }

@@ -93,9 +93,7 @@ class LevelListenerTest : public AllocationTest {
     db->GetColumnFamilyMetaData(&meta);
     std::vector<std::string> names;
     for (const auto& f : meta.levels[level].files) names.push_back(f.name);
-    rocksdb::CompactionOptions compaction;
-    compaction.output_file_size_limit = options.target_file_size_base;
-    EXPECT_TRUE(db->CompactFiles(compaction, names, level).ok());
+    EXPECT_TRUE(db->CompactFiles(HandCompaction(options), names, level).ok());
     return FilterStatsByLevel(db.get()).at(level).BitsPerKey();
   }
 };
@@ -185,9 +183,7 @@ TEST_F(LevelListenerTest, ColumnFamiliesHaveTheirOwnTrees) {
       if (level.level < from || level.level > to) continue;
       for (const auto& f : level.files) names.push_back(f.name);
     }
-    rocksdb::CompactionOptions compaction;
-    compaction.output_file_size_limit = options.target_file_size_base;
-    ASSERT_TRUE(db->CompactFiles(compaction, cf, names, to).ok());
+    ASSERT_TRUE(db->CompactFiles(HandCompaction(options), cf, names, to).ok());
   };
   rewrite(flat.get(), 0, 3);
   // A flush of each posts its tree; then each bottom level is rewritten.
