@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "filters/bloom.h"
 #include "filters/planner.h"
+#include "format/hash.h"
 
 namespace sstfilter {
 namespace {
@@ -129,6 +133,21 @@ std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
     }
   }
   return out;
+}
+
+const FilterSpec& LevelFilter::SpecForFirstKey(const std::string& first_key) const {
+  const uint64_t h = KeyHash(first_key.data(), first_key.size());
+  return SpecForFile(static_cast<double>(h >> 11) * 0x1.0p-53);
+}
+
+std::shared_ptr<const FprCurve> SharedFprCurve(const FilterSpec& budget) {
+  // About 20 ms to build; a handful of budgets in a process.
+  static std::mutex mu;
+  static std::map<std::pair<int, double>, std::shared_ptr<const FprCurve>> curves;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& curve = curves[{static_cast<int>(budget.type), budget.bits_per_key}];
+  if (!curve) curve = std::make_shared<const FprCurve>(budget);
+  return curve;
 }
 
 const char* AllocationName(Allocation allocation) {

@@ -20,6 +20,7 @@
 
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct LevelFilter {
   const FilterSpec& SpecForFile(double u) const {
     return u < upper_fraction ? upper_spec : spec;
   }
+  // SpecForFile with u drawn from the file's first key, so that a file
+  // rebuilt from the same keys gets the same filter.
+  const FilterSpec& SpecForFirstKey(const std::string& first_key) const;
   double BitsPerKey() const {
     return spec.bits_per_key + upper_fraction * (upper_spec.bits_per_key - spec.bits_per_key);
   }
@@ -80,6 +84,9 @@ class FprCurve {
   FilterSpec budget_;
   std::vector<Point> points_;
 };
+
+// The FprCurve of `budget`, built once per process and shared.
+std::shared_ptr<const FprCurve> SharedFprCurve(const FilterSpec& budget);
 
 // `count` sorted runs of `share` of the keys each.
 struct RunClass {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "format/hash.h"
 
 namespace sstfilter {
 namespace {
@@ -20,14 +19,6 @@ bool Overlap(const std::string& a_first, const std::string& a_last,
 }
 
 }  // namespace
-
-std::shared_ptr<const FprCurve> LevelModel::CurveFor(const FilterSpec& budget) {
-  if (!curve_ || curve_->budget().type != budget.type ||
-      curve_->budget().bits_per_key != budget.bits_per_key) {
-    curve_ = std::make_shared<const FprCurve>(budget);
-  }
-  return curve_;
-}
 
 void LevelModel::Learn(const FileFacts& file) {
   const int level = file.level;
@@ -137,7 +128,7 @@ FilterSpec LevelModel::Plan(const FileFacts& file, const FilterSpec& budget) {
     if (keys > 0) add(lv, keys, 1);
   }
   for (RunClass& r : runs) r.share /= total;
-  const std::vector<LevelFilter> plan = SolveAllocation(*CurveFor(budget), runs);
+  const std::vector<LevelFilter> plan = SolveAllocation(*SharedFprCurve(budget), runs);
   for (size_t i = 0; i < plan.size(); ++i) {
     if (run_level[i] != level) continue;
     // The bottom level never takes more than the budget: where it looks
@@ -150,8 +141,7 @@ FilterSpec LevelModel::Plan(const FileFacts& file, const FilterSpec& budget) {
     if (level < deepest_ && plan[i].spec.bits_per_key < budget.bits_per_key) return budget;
     // Which of the bottom's two sizes (LevelFilter): by the file's first
     // key, so rebuilding the same file gives the same filter.
-    const uint64_t h = KeyHash(file.first_key.data(), file.first_key.size());
-    return plan[i].SpecForFile(static_cast<double>(h >> 11) * 0x1.0p-53);
+    return plan[i].SpecForFirstKey(file.first_key);
   }
   return budget;
 }

@@ -64,13 +64,11 @@ class LevelModel {
   };
   void Learn(const FileFacts& file);  // requires mu_ held
   FilterSpec Plan(const FileFacts& file, const FilterSpec& budget);  // likewise
-  std::shared_ptr<const FprCurve> CurveFor(const FilterSpec& budget);
 
   mutable std::mutex mu_;
   uint64_t clock_ = 0;
   int deepest_ = 0;                        // 0: no file below L0 built yet
   std::vector<std::vector<LiveFile>> live_;  // per level
-  std::shared_ptr<const FprCurve> curve_;
 };
 
 }  // namespace sstfilter

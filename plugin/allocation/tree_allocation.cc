@@ -1,27 +1,11 @@
 #include "allocation/tree_allocation.h"
 
 #include <algorithm>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <utility>
 
 #include "filters/planner.h"
-#include "format/hash.h"
 
 namespace sstfilter {
 namespace {
-
-// FprCurves take about 20 ms to build: one per budget, shared, kept for the
-// process (a handful of budgets in practice).
-std::shared_ptr<const FprCurve> CurveFor(const FilterSpec& budget) {
-  static std::mutex mu;
-  static std::map<std::pair<int, double>, std::shared_ptr<const FprCurve>> curves;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& curve = curves[{static_cast<int>(budget.type), budget.bits_per_key}];
-  if (!curve) curve = std::make_shared<const FprCurve>(budget);
-  return curve;
-}
 
 // A run of the tree: its keys, its files, and the level it stands for.
 struct Run {
@@ -69,7 +53,7 @@ FilterSpec PlanForTree(const FileFacts& file, const TreeShape& tree, const Filte
   for (const Run& r : runs) total += r.keys;
   std::vector<RunClass> classes;
   for (const Run& r : runs) classes.push_back({r.keys / total, 1});
-  const std::vector<LevelFilter> plan = SolveAllocation(*CurveFor(budget), classes);
+  const std::vector<LevelFilter> plan = SolveAllocation(*SharedFprCurve(budget), classes);
 
   // Rated at each run's own file size: the curve is a large file's.
   double monkey = 0, uniform = 0;
@@ -85,8 +69,7 @@ FilterSpec PlanForTree(const FileFacts& file, const TreeShape& tree, const Filte
     }
   if (!(monkey < uniform)) return budget;
 
-  const uint64_t h = KeyHash(file.first_key.data(), file.first_key.size());
-  return plan[mine].SpecForFile(static_cast<double>(h >> 11) * 0x1.0p-53);
+  return plan[mine].SpecForFirstKey(file.first_key);
 }
 
 }  // namespace sstfilter
