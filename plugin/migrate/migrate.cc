@@ -35,10 +35,12 @@ struct Candidate {
 };
 
 // The SSTs whose filter `configured` cannot read (or, with
-// rewrite_other_kinds, that another policy wrote), lowest level first.
+// rewrite_other_kinds, that another policy wrote; with rewrite_all, every
+// one numbered up to `last_file`), lowest level first.
 rocksdb::Status FindCandidates(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                                const rocksdb::FilterPolicy& configured,
-                               const MigrateOptions& options, std::vector<Candidate>* out) {
+                               const MigrateOptions& options, uint64_t last_file,
+                               std::vector<Candidate>* out) {
   out->clear();
   rocksdb::TablePropertiesCollection props;
   rocksdb::Status s = db->GetPropertiesOfAllTables(cf, &props);
@@ -61,7 +63,8 @@ rocksdb::Status FindCandidates(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
       const bool unreadable = of_table != family ||
                               (family == FilterFamily::kOther && policy != configured.Name());
       const bool other_kind = policy != configured.Name();
-      if (unreadable || (options.rewrite_other_kinds && other_kind)) {
+      const bool was_there = options.rewrite_all && f.file_number <= last_file;
+      if (unreadable || (options.rewrite_other_kinds && other_kind) || was_there) {
         out->push_back({f.name, level.level, f.size, policy});
       }
     }
@@ -106,8 +109,18 @@ rocksdb::Status MigrateFilters(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
   }
   const rocksdb::FilterPolicy& configured = *table->filter_policy;
 
+  // With rewrite_all: the files there now. Their rewrites, and files
+  // compactions write meanwhile, get higher numbers.
+  uint64_t last_file = 0;
+  if (options.rewrite_all) {
+    rocksdb::ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(cf, &meta);
+    for (const auto& level : meta.levels) {
+      for (const auto& f : level.files) last_file = std::max(last_file, f.file_number);
+    }
+  }
   std::vector<Candidate> todo;
-  rocksdb::Status s = FindCandidates(db, cf, configured, options, &todo);
+  rocksdb::Status s = FindCandidates(db, cf, configured, options, last_file, &todo);
   if (!s.ok()) return s;
   MigrateProgress progress;
   progress.files_to_rewrite = todo.size();
@@ -123,7 +136,7 @@ rocksdb::Status MigrateFilters(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
   while (options.max_files == 0 || progress.files_rewritten < options.max_files) {
     // Rescan each time: a compaction renames what it rewrites, and the
     // DB's own compactions may have rewritten others meanwhile.
-    s = FindCandidates(db, cf, configured, options, &todo);
+    s = FindCandidates(db, cf, configured, options, last_file, &todo);
     if (!s.ok()) return s;
     if (todo.empty()) break;
     if (progress.files_rewritten > 2 * progress.files_to_rewrite + 8) {
@@ -169,7 +182,7 @@ rocksdb::Status MigrateFilters(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
       }
     }
   }
-  s = FindCandidates(db, cf, configured, options, &todo);
+  s = FindCandidates(db, cf, configured, options, last_file, &todo);
   if (!s.ok()) return s;
   progress.files_remaining = todo.size();
   if (result != nullptr) *result = progress;

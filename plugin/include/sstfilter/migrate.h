@@ -45,6 +45,10 @@ struct MigrateOptions {
   // Also rewrite SSTs whose filter the configured policy can read but that
   // another policy wrote (e.g. sstfilter.bloom SSTs under sstfilter.cuckoo).
   bool rewrite_other_kinds = false;
+  // Rewrite every SST the column family has when the call starts, once,
+  // whatever wrote it: to give older SSTs a changed bits_per_key or
+  // allocation. Not resumable: a second call rewrites them all again.
+  bool rewrite_all = false;
   // Paces the rewrites to at most this many input bytes per second (0: no
   // limit): after each file, sleeps until the bytes rewritten so far are
   // due, by the DB's Env (NowMicros, SleepForMicroseconds). The DB's own

@@ -5,6 +5,8 @@
 //   sstfilter_migrate <DB directory> [OPTIONS file] [flags]
 //     --dry_run              list what needs rewriting, rewrite nothing
 //     --all_kinds            also rewrite readable SSTs another policy wrote
+//     --all                  rewrite every SST, once (to apply a changed
+//                            bits_per_key or allocation to older SSTs)
 //     --max_mb_per_sec=N     pace the rewrites (input MB per second)
 //     --max_files=N          stop after N SSTs; run again to continue
 //
@@ -35,7 +37,7 @@ namespace {
 
 int Usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s <DB directory> [OPTIONS file] [--dry_run] [--all_kinds]\n"
+               "usage: %s <DB directory> [OPTIONS file] [--dry_run] [--all_kinds] [--all]\n"
                "       [--max_mb_per_sec=N] [--max_files=N]\n",
                argv0);
   return 2;
@@ -65,6 +67,8 @@ int main(int argc, char** argv) {
       options.dry_run = true;
     } else if (std::strcmp(argv[i], "--all_kinds") == 0) {
       options.rewrite_other_kinds = true;
+    } else if (std::strcmp(argv[i], "--all") == 0) {
+      options.rewrite_all = true;
     } else if (NumberFlag(argv[i], "--max_mb_per_sec", &v)) {
       options.max_bytes_per_second = static_cast<uint64_t>(v * 1048576);
     } else if (NumberFlag(argv[i], "--max_files", &v)) {
