@@ -75,8 +75,12 @@ bool FprCurve::BestAt(double bits, Point* best) const {
 
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
                                          const std::vector<RunClass>& runs) {
+  return SolveAllocation(curve, runs, curve.budget().bits_per_key);
+}
+
+std::vector<LevelFilter> SolveAllocation(const FprCurve& curve, const std::vector<RunClass>& runs,
+                                         double budget) {
   const auto& points = curve.points();
-  const double budget = curve.budget().bits_per_key;
   std::vector<size_t> choice(runs.size(), 0);
   // Bisect the multiplier (log scale) for the smallest spend within budget.
   double lo_log = std::log(1e-16), hi_log = std::log(1e6);

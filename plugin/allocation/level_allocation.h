@@ -102,4 +102,10 @@ struct RunClass {
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
                                          const std::vector<RunClass>& runs);
 
+// As above, spending `bits_per_key` on average in place of the curve's
+// budget (a caller that counts the bytes files really get, which round
+// differently at different sizes, corrects the nominal average with it).
+std::vector<LevelFilter> SolveAllocation(const FprCurve& curve, const std::vector<RunClass>& runs,
+                                         double bits_per_key);
+
 }  // namespace sstfilter

@@ -1,6 +1,9 @@
 #include "allocation/tree_allocation.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <utility>
 
 #include "filters/planner.h"
 
@@ -15,61 +18,192 @@ struct Run {
   bool is_new;  // the flushed file itself
 };
 
-// What a file of `keys_per_file` keys gets at `spec`: the small form where
-// the builder would write it (NewFilterBuilder allows it).
-double FprOf(const FilterSpec& spec, double keys_per_file) {
-  const auto keys = static_cast<size_t>(std::max(1.0, keys_per_file));
-  const FilterPlan own = PlanFilter(spec, keys);
-  return WithSmallForm(own, keys, own.bytes).expected_fpr;
+RunCost CostOf(const LevelFilter& f, const Run& run) {
+  RunCost cost = ExpectedRunCost(f.spec, run.keys, run.files);
+  if (f.upper_fraction > 0) {
+    const RunCost upper = ExpectedRunCost(f.upper_spec, run.keys, run.files);
+    cost.fpr += f.upper_fraction * (upper.fpr - cost.fpr);
+    cost.bytes += f.upper_fraction * (upper.bytes - cost.bytes);
+  }
+  return cost;
+}
+
+// The allocation solves for an average of nominal bits/key, but files are
+// written in whole bytes, lines, buckets and segments, which round each
+// size differently. So it is solved again, at most kSpendRounds times, its
+// average corrected (then bisected) until the levels' files' bytes land
+// within kSpendWindow above what the budget gives them.
+constexpr int kSpendRounds = 12;
+constexpr double kSpendWindow = 0.004;
+// What L0 files may spend over the budget, as a share of the tree's bytes.
+constexpr double kL0Allowance = 0.004;
+
+}  // namespace
+
+RunCost ExpectedRunCost(const FilterSpec& spec, double keys, double files) {
+  RunCost cost;
+  for (int i = 0; i < kRunCostSamples; ++i) {
+    const double keys_per_file = keys / files * (0.8 + 0.4 * i / (kRunCostSamples - 1));
+    const auto n = static_cast<size_t>(std::max(1.0, keys_per_file));
+    // The small form where the builder would write it (NewFilterBuilder
+    // allows it).
+    const FilterPlan own = PlanFilter(spec, n);
+    const FilterPlan plan = WithSmallForm(own, n, own.bytes);
+    cost.fpr += plan.expected_fpr / kRunCostSamples;
+    cost.bytes += static_cast<double>(plan.bytes) * files / kRunCostSamples;
+  }
+  return cost;
+}
+
+namespace {
+
+// The tree's runs for planning `file`, and which one is the file's
+// (*mine); false if there is nothing to trade between runs (fewer than
+// two, or a flush of no keys).
+bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* runs, size_t* mine) {
+  for (double keys : tree.l0_file_keys) {
+    if (keys > 0) runs->push_back({keys, 1, 0, false});
+  }
+  if (file.level == 0) {
+    // A flushed file is not in the tree yet: one more run.
+    if (file.num_keys == 0) return false;
+    runs->push_back({static_cast<double>(file.num_keys), 1, 0, true});
+  }
+  // The tree settled: what a level holds over its target moves down to the
+  // next non-empty level, in files of the same size.
+  size_t deepest = 0;
+  for (size_t lv = 1; lv < tree.level_keys.size(); ++lv) {
+    if (tree.level_keys[lv] > 0) deepest = lv;
+  }
+  double excess = 0, excess_files = 0;
+  for (size_t lv = 1; lv <= deepest; ++lv) {
+    if (!(tree.level_keys[lv] > 0)) continue;
+    const double listed = lv < tree.level_files.size() ? static_cast<double>(tree.level_files[lv]) : 1;
+    double keys = tree.level_keys[lv] + excess;
+    double files = std::max(listed, 1.0) + excess_files;
+    excess = excess_files = 0;
+    const double target = lv < tree.level_target_keys.size() ? tree.level_target_keys[lv] : 0;
+    if (lv < deepest && target > 0 && target < keys) {
+      excess = keys - target;
+      excess_files = files * excess / keys;
+      files -= excess_files;
+      keys = target;
+    }
+    runs->push_back({keys, std::max(files, 1.0), static_cast<int>(lv), false});
+  }
+  *mine = runs->size();
+  for (size_t i = 0; i < runs->size(); ++i) {
+    if (file.level == 0 ? (*runs)[i].is_new : (*runs)[i].level == file.level) *mine = i;
+  }
+  if (*mine == runs->size()) {
+    // A level not in the tree yet (a compaction into an empty level): it
+    // will be a run, of at least this file's keys, in level order.
+    if (file.num_keys == 0) return false;
+    size_t at = 0;
+    while (at < runs->size() && ((*runs)[at].level == 0 || (*runs)[at].level < file.level)) ++at;
+    runs->insert(runs->begin() + static_cast<std::ptrdiff_t>(at),
+                 Run{static_cast<double>(file.num_keys), 1, file.level, false});
+    *mine = at;
+  }
+  if (runs->size() < 2) return false;
+  // SolveAllocation's last class takes what the others leave: the largest
+  // run, usually the bottom level (not always: a level above may hold more
+  // where the last one is only starting to fill).
+  size_t largest = 0;
+  for (size_t i = 1; i < runs->size(); ++i) {
+    if ((*runs)[i].keys > (*runs)[largest].keys) largest = i;
+  }
+  std::swap((*runs)[largest], runs->back());
+  if (*mine == largest) {
+    *mine = runs->size() - 1;
+  } else if (*mine == runs->size() - 1) {
+    *mine = largest;
+  }
+  return true;
 }
 
 }  // namespace
 
-FilterSpec PlanForTree(const FileFacts& file, const TreeShape& tree, const FilterSpec& budget) {
+FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& tree,
+                       const FilterSpec& budget) {
+  FileFacts file = flushed_or_compacted;
   if (file.level < 0) return budget;
+  if (file.level == 0 && !tree.largest_key.empty() &&
+      (file.first_key > tree.largest_key || file.last_key < tree.smallest_key)) {
+    // An append: it moves down whole, to the bottom level.
+    for (size_t lv = tree.level_keys.size(); lv-- > 1;) {
+      if (tree.level_keys[lv] > 0) {
+        file.level = static_cast<int>(lv);
+        break;
+      }
+    }
+  }
   std::vector<Run> runs;
-  for (double keys : tree.l0_file_keys) {
-    if (keys > 0) runs.push_back({keys, 1, 0, false});
-  }
-  if (file.level == 0) {
-    // A flushed file is not in the tree yet: one more run.
-    if (file.num_keys == 0) return budget;
-    runs.push_back({static_cast<double>(file.num_keys), 1, 0, true});
-  }
-  for (size_t lv = 1; lv < tree.level_keys.size(); ++lv) {
-    if (!(tree.level_keys[lv] > 0)) continue;
-    const double files = lv < tree.level_files.size() ? static_cast<double>(tree.level_files[lv]) : 1;
-    runs.push_back({tree.level_keys[lv], std::max(files, 1.0), static_cast<int>(lv), false});
-  }
-  size_t mine = runs.size();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (file.level == 0 ? runs[i].is_new : runs[i].level == file.level) mine = i;
-  }
-  // A level not in the tree yet (the first files of a new level), or a
-  // tree of one run: nothing to trade between runs.
-  if (mine == runs.size() || runs.size() < 2) return budget;
+  size_t mine = 0;
+  if (!RunsFor(file, tree, &runs, &mine)) return budget;
 
   double total = 0;
   for (const Run& r : runs) total += r.keys;
   std::vector<RunClass> classes;
   for (const Run& r : runs) classes.push_back({r.keys / total, 1});
-  const std::vector<LevelFilter> plan = SolveAllocation(*SharedFprCurve(budget), classes);
 
-  // Rated at each run's own file size: the curve is a large file's.
-  double monkey = 0, uniform = 0;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const double keys_per_file = runs[i].keys / runs[i].files;
-    const LevelFilter& f = plan[i];
-    double fpr = FprOf(f.spec, keys_per_file);
-    if (f.upper_fraction > 0) {
-      fpr += f.upper_fraction * (FprOf(f.upper_spec, keys_per_file) - fpr);
-    }
-    monkey += fpr;
-    uniform += FprOf(budget, keys_per_file);
-    }
-  if (!(monkey < uniform)) return budget;
+  // L0 files last until the next L0 compaction, the levels far longer, so
+  // the levels alone spend what the budget gives them (the window below),
+  // and L0 files take their extra bits on top, up to kL0Allowance of the
+  // tree's budget: a tree whose L0 has just been compacted away is not
+  // left under budget. (A tree of L0 files alone balances them instead.)
+  LevelFilter same;
+  same.spec = budget;
+  RunCost uniform_l0, uniform_levels;
+  double l0_keys = 0;
+  for (const Run& r : runs) {
+    const RunCost c = CostOf(same, r);
+    RunCost& part = r.level == 0 ? uniform_l0 : uniform_levels;
+    part.fpr += c.fpr;
+    part.bytes += c.bytes;
+    if (r.level == 0) l0_keys += r.keys;
+  }
+  const bool levels = uniform_levels.bytes > 0;
+  const double balanced = levels ? uniform_levels.bytes : uniform_l0.bytes;
+  const double l0_cap_bits =
+      budget.bits_per_key +
+      (l0_keys > 0 ? 8 * kL0Allowance * (uniform_l0.bytes + uniform_levels.bytes) / l0_keys : 0);
 
-  return plan[mine].SpecForFirstKey(file.first_key);
+  const std::shared_ptr<const FprCurve> curve = SharedFprCurve(budget);
+  double bits = budget.bits_per_key;
+  double under = 0, over = 0;  // bits known to spend too little, too much
+  // The least spend over the window seen, should no round land in it.
+  double best_spend = 0;
+  FilterSpec best = budget;
+  for (int round = 0; round < kSpendRounds; ++round) {
+    std::vector<LevelFilter> plan = SolveAllocation(*curve, classes, bits);
+    double fpr = 0, bytes = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      FprCurve::Point capped;
+      if (runs[i].level == 0 && levels && plan[i].BitsPerKey() > l0_cap_bits &&
+          curve->BestAt(l0_cap_bits, &capped)) {
+        plan[i] = LevelFilter();
+        plan[i].spec = FilterSpec{capped.type, capped.bits};
+      }
+      const RunCost c = CostOf(plan[i], runs[i]);
+      fpr += c.fpr;
+      if (runs[i].level != 0 || !levels) bytes += c.bytes;
+    }
+    const double spend = bytes / balanced;
+    // Rated at each run's own file sizes (the curve is a large file's):
+    // where that is no better than the budget everywhere, keep the budget.
+    const FilterSpec spec = fpr < uniform_l0.fpr + uniform_levels.fpr
+                                ? plan[mine].SpecForFirstKey(file.first_key)
+                                : budget;
+    if (spend >= 1 && spend <= 1 + kSpendWindow) return spec;
+    if (spend > 1 && (best_spend == 0 || spend < best_spend)) {
+      best_spend = spend;
+      best = spec;
+    }
+    (spend < 1 ? under : over) = bits;
+    bits = under > 0 && over > 0 ? 0.5 * (under + over) : bits * (1 + kSpendWindow / 2) / spend;
+  }
+  return best;
 }
 
 }  // namespace sstfilter

@@ -4,6 +4,8 @@
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -26,7 +28,10 @@ Board& TheBoard() {
 // built since the DB opened, and those whose properties it loaded), else
 // its size at the bytes per key of its level's counted files (levels may
 // differ: compression per level), else of the whole tree's.
-std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& meta) {
+// Each level above the bottom gets its target size from `options`' level
+// sizing (TreeShape::level_target_keys).
+std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& meta,
+                                         const rocksdb::Options& options) {
   double all_bytes = 0, all_keys = 0;
   std::vector<std::pair<double, double>> counted(meta.levels.size());  // bytes, keys
   for (size_t i = 0; i < meta.levels.size(); ++i) {
@@ -39,6 +44,7 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
     all_keys += counted[i].second;
   }
   auto tree = std::make_shared<TreeShape>();
+  std::vector<double> level_bytes, bytes_per_key;
   for (size_t i = 0; i < meta.levels.size(); ++i) {
     const auto lv = static_cast<size_t>(meta.levels[i].level);
     const double per_key = counted[i].second > 0 ? counted[i].first / counted[i].second
@@ -47,8 +53,19 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
     if (tree->level_keys.size() <= lv) {
       tree->level_keys.resize(lv + 1, 0);
       tree->level_files.resize(lv + 1, 0);
+      tree->level_target_keys.resize(lv + 1, 0);
+      level_bytes.resize(lv + 1, 0);
+      bytes_per_key.resize(lv + 1, 0);
     }
+    bytes_per_key[lv] = per_key;
+    for (const auto& f : meta.levels[i].files) level_bytes[lv] += static_cast<double>(f.size);
     for (const auto& f : meta.levels[i].files) {
+      if (tree->largest_key.empty() || f.smallestkey < tree->smallest_key) {
+        tree->smallest_key = f.smallestkey;
+      }
+      if (tree->largest_key.empty() || f.largestkey > tree->largest_key) {
+        tree->largest_key = f.largestkey;
+      }
       double keys = static_cast<double>(f.num_entries);
       if (keys == 0 && per_key > 0) keys = static_cast<double>(f.size) / per_key;
       if (lv == 0) {
@@ -57,6 +74,24 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
         tree->level_keys[lv] += keys;
         tree->level_files[lv] += 1;
       }
+    }
+  }
+  // Targets as leveled compaction sets them: static, base * multiplier^(L-1);
+  // dynamic, the bottom level's size over multiplier^(levels below), never
+  // under the base (what the base level may hold).
+  size_t bottom = 0;
+  for (size_t lv = 1; lv < level_bytes.size(); ++lv) {
+    if (level_bytes[lv] > 0) bottom = lv;
+  }
+  const double multiplier = options.max_bytes_for_level_multiplier;
+  const auto base = static_cast<double>(options.max_bytes_for_level_base);
+  if (multiplier > 1 && base > 0) {
+    for (size_t lv = 1; lv < bottom; ++lv) {
+      const double target =
+          options.level_compaction_dynamic_level_bytes
+              ? std::max(base, level_bytes[bottom] / std::pow(multiplier, static_cast<double>(bottom - lv)))
+              : base * std::pow(multiplier, static_cast<double>(lv - 1));
+      if (bytes_per_key[lv] > 0) tree->level_target_keys[lv] = target / bytes_per_key[lv];
     }
   }
   return tree;
@@ -74,8 +109,13 @@ void LevelListener::Post(rocksdb::DB* db) {
   const void* log = db->GetDBOptions().info_log.get();
   std::vector<rocksdb::ColumnFamilyMetaData> all;
   db->GetAllColumnFamilyMetaData(&all);
+  // The level sizing of the default column family's options, for every
+  // column family: listeners are not given the others' handles.
+  const rocksdb::Options options = db->GetOptions();
   std::vector<std::pair<Key, std::shared_ptr<const TreeShape>>> trees;
-  for (const auto& meta : all) trees.emplace_back(Key{log, meta.name}, ShapeOf(meta));
+  for (const auto& meta : all) {
+    trees.emplace_back(Key{log, meta.name}, ShapeOf(meta, options));
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& t : trees) posted_.insert(t.first);

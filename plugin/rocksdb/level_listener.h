@@ -2,7 +2,8 @@
 // that reads every column family's files per level from the DB's metadata
 // at the start and end of every flush and compaction RocksDB notifies
 // (DB::CompactFiles notifies none), and a board where the policy's builders
-// find them (allocation/tree_allocation.h).
+// find them (allocation/tree_allocation.h), with each level's target size
+// from the DB's level sizing options.
 //
 // Builders know their DB only by its info log (FilterBuildingContext), so
 // trees are posted under (info log, column family name): DBs that share

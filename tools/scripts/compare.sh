@@ -19,21 +19,11 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 if [ "${1:-}" = "--rocksdb" ]; then
-  version=${2:?--rocksdb needs a version}
+  . "$ROOT/tools/scripts/rocksdb_tools_env.sh"
+  use_rocksdb "${2:?--rocksdb needs a version}" "sstfilter_check"
   shift 2
-  prefix=$("$ROOT/tools/scripts/rocksdb_source.sh" "$version" prefix)
-  bin=$("$ROOT/tools/scripts/rocksdb_source.sh" "$version" tools)
-  # sstfilter_check built against the same RocksDB, out of tree, in its
-  # own folder (BUILD_DIR names the 7.8.3 build, which this must not
-  # reconfigure).
-  BUILD_DIR=${ROCKSDB_BUILD_DIR:-$ROOT/build-rocksdb$version}
-  if [ "${SKIP_SETUP:-0}" != 1 ]; then
-    BUILD_DIR=$BUILD_DIR SETUP_TARGETS="sstfilter_check" \
-      SSTFILTER_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$prefix -DSSTFILTER_WITH_LEVELDB=OFF" \
-      "$ROOT/tools/scripts/setup.sh"
-  fi
   exec python3 "$ROOT/tools/bench/db_bench_compare.py" --plugin "" \
-    --db-bench "$bin/db_bench" --sst-dump "$bin/sst_dump" \
+    --db-bench "$ROCKSDB_BIN/db_bench" --sst-dump "$ROCKSDB_BIN/sst_dump" \
     --check-tool "$BUILD_DIR/tools/sstfilter_check" --work-dir "$BUILD_DIR" "$@"
 fi
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}

@@ -1,0 +1,191 @@
+// tree_model: what the filter model expects of one LSM tree's filters.
+//
+//   tree_model < tree
+//
+// The tree, one item a line:
+//   budget <type> <bits/key>            the configured filter, e.g. "budget cuckoo 10"
+//   run <keys> <files> <filter bytes>   a sorted run: an L0 file, or a level
+// Prints one line:
+//   actual=<F> optimum=<F> uniform=<F> bits_per_key=<B>
+// then one per run, in input order:
+//   run keys=<K> files=<N> bits=<B> fpr=<F> optimum_bits=<B> optimum_fpr=<F>
+// each F an expected count of false positives per absent lookup, which
+// probes every run once:
+//   actual   the runs' filters as they are: each run rated at its bits/key
+//            on its curve (below);
+//   optimum  the least that any split of the same bytes among the runs
+//            can expect, on the same curves;
+//   uniform  every file at the budget, as allocation=uniform builds it.
+// A run's curve is the lower convex hull of (bits/key written, expected
+// FPR) over every filter the planner can write at that run's file sizes
+// (ExpectedRunCost: the budget's type and Bloom, 1/16 bit apart). Rating
+// a run on its hull is the best its bytes can do, so actual/optimum
+// measures only how the bytes were split among the runs; the hull is
+// piecewise linear and convex, so the optimum is exact (a greedy walk down
+// the steepest segments).
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "allocation/tree_allocation.h"
+#include "filters/filter_spec.h"
+
+namespace sstfilter {
+namespace {
+
+struct Point {
+  double bits;  // written, per key
+  double fpr;
+};
+
+struct Run {
+  double keys = 0;
+  double files = 0;
+  double bytes = 0;
+  std::vector<Point> hull;
+  Point optimum;  // where Optimum puts it
+};
+
+constexpr double kGridStep = 1.0 / 16;
+
+std::vector<Point> Hull(const FilterSpec& budget, const Run& run) {
+  std::vector<Point> grid;
+  const FilterType types[] = {budget.type, FilterType::kBloom};
+  for (FilterType type : types) {
+    const double hi = std::min(MaxBitsPerKey(type), 3 * budget.bits_per_key + 12);
+    for (double b = MinBitsPerKey(type); b <= hi + 1e-9; b += kGridStep) {
+      const RunCost c = ExpectedRunCost(FilterSpec{type, b}, run.keys, run.files);
+      grid.push_back({8 * c.bytes / run.keys, c.fpr});
+    }
+    if (type == FilterType::kBloom) break;
+  }
+  std::sort(grid.begin(), grid.end(), [](const Point& a, const Point& b) {
+    return a.bits < b.bits || (a.bits == b.bits && a.fpr < b.fpr);
+  });
+  std::vector<Point> hull;
+  for (const Point& p : grid) {
+    if (!hull.empty() && p.fpr >= hull.back().fpr) continue;
+    while (hull.size() >= 2) {
+      const Point& a = hull[hull.size() - 2];
+      const Point& b = hull.back();
+      if ((b.fpr - a.fpr) * (p.bits - a.bits) >= (p.fpr - a.fpr) * (b.bits - a.bits)) {
+        hull.pop_back();
+      } else {
+        break;
+      }
+    }
+    hull.push_back(p);
+  }
+  return hull;
+}
+
+double RateOnHull(const std::vector<Point>& hull, double bits) {
+  if (bits <= hull.front().bits) return hull.front().fpr;
+  for (size_t i = 1; i < hull.size(); ++i) {
+    if (bits <= hull[i].bits) {
+      const Point& a = hull[i - 1];
+      const Point& b = hull[i];
+      return a.fpr + (bits - a.bits) / (b.bits - a.bits) * (b.fpr - a.fpr);
+    }
+  }
+  return hull.back().fpr;
+}
+
+// Least summed FPR over the runs' hulls within `total_bits`; sets each
+// run's `optimum`.
+double Optimum(std::vector<Run>* runs, double total_bits) {
+  struct Segment {
+    double slope;  // FPR saved per bit spent
+    Run* run;
+    size_t to;     // the segment ends at run->hull[to]
+  };
+  std::vector<Segment> segments;
+  double fpr = 0;
+  for (Run& r : *runs) {
+    r.optimum = r.hull.front();
+    fpr += r.optimum.fpr;
+    total_bits -= r.keys * r.optimum.bits;
+    for (size_t i = 1; i < r.hull.size(); ++i) {
+      const double bits = r.keys * (r.hull[i].bits - r.hull[i - 1].bits);
+      segments.push_back({(r.hull[i - 1].fpr - r.hull[i].fpr) / bits, &r, i});
+    }
+  }
+  // Convex hulls: each run's segments come in order of falling slope, so
+  // taking all runs' segments by slope walks each hull from its start.
+  std::stable_sort(segments.begin(), segments.end(),
+                   [](const Segment& a, const Segment& b) { return a.slope > b.slope; });
+  for (const Segment& s : segments) {
+    if (total_bits <= 0) break;
+    const Point& a = s.run->hull[s.to - 1];
+    const Point& b = s.run->hull[s.to];
+    const double bits = s.run->keys * (b.bits - a.bits);
+    const double take = std::min(1.0, total_bits / bits);
+    fpr -= take * (a.fpr - b.fpr);
+    total_bits -= take * bits;
+    s.run->optimum = {a.bits + take * (b.bits - a.bits), a.fpr + take * (b.fpr - a.fpr)};
+  }
+  return fpr;
+}
+
+int Main() {
+  FilterSpec budget;
+  bool have_budget = false;
+  std::vector<Run> runs;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string what;
+    if (!(in >> what)) continue;
+    if (what == "budget") {
+      std::string type;
+      in >> type >> budget.bits_per_key;
+      if (!in || !FilterTypeFromName(type, &budget.type) ||
+          !ValidateFilterSpec(budget).empty()) {
+        std::fprintf(stderr, "tree_model: bad budget line: %s\n", line.c_str());
+        return 2;
+      }
+      have_budget = true;
+    } else if (what == "run") {
+      Run r;
+      in >> r.keys >> r.files >> r.bytes;
+      if (!in || !(r.keys > 0) || !(r.files >= 1) || r.bytes < 0) {
+        std::fprintf(stderr, "tree_model: bad run line: %s\n", line.c_str());
+        return 2;
+      }
+      runs.push_back(r);
+    } else {
+      std::fprintf(stderr, "tree_model: unknown line: %s\n", line.c_str());
+      return 2;
+    }
+  }
+  if (!have_budget || runs.empty()) {
+    std::fprintf(stderr, "tree_model: needs a budget line and at least one run line\n");
+    return 2;
+  }
+  double actual = 0, uniform = 0, bits = 0, keys = 0;
+  for (Run& r : runs) {
+    r.hull = Hull(budget, r);
+    actual += RateOnHull(r.hull, 8 * r.bytes / r.keys);
+    uniform += ExpectedRunCost(budget, r.keys, r.files).fpr;
+    bits += 8 * r.bytes;
+    keys += r.keys;
+  }
+  const double optimum = Optimum(&runs, bits);
+  std::printf("actual=%.6g optimum=%.6g uniform=%.6g bits_per_key=%.4f\n", actual, optimum,
+              uniform, bits / keys);
+  for (const Run& r : runs) {
+    std::printf("run keys=%.0f files=%.0f bits=%.3f fpr=%.4g optimum_bits=%.3f optimum_fpr=%.4g\n",
+                r.keys, r.files, 8 * r.bytes / r.keys, RateOnHull(r.hull, 8 * r.bytes / r.keys),
+                r.optimum.bits, r.optimum.fpr);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sstfilter
+
+int main() { return sstfilter::Main(); }
