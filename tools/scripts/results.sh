@@ -32,12 +32,15 @@
 #                                churning block cache (7.8.3, then 9.7.4)
 #   level_listener.md            rocksdb_level_listener_test: allocation=monkey on the
 #                                listener's tree against uniform, per level
+#   shape_sweep.md               tools/scripts/shape_sweep.sh: allocation=monkey against
+#                                uniform on 26 tree shapes, stock db_bench 7.8.3
+#   shape_sweep_rocksdb9.md      the same on 9 shapes, RocksDB 9.7.4's db_bench
 # Each file starts with the command that made it and the machine.
 #
 #   tools/scripts/results.sh            # everything
 #   tools/scripts/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
 #                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload,
-#                               # guard, listener likewise)
+#                               # guard, listener, sweep, sweep9 likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -143,6 +146,16 @@ if want listener; then
   # hand, so they repeat exactly on a given RocksDB.
   run level_listener.md "$BUILD_DIR/tests/rocksdb/rocksdb_level_listener_test" \
     --gtest_filter='*SameMemory*:*Dynamic*' --gtest_brief=1
+fi
+
+if want sweep; then
+  # Read counts, not timings: both builds of a tree are measured on the
+  # same files, so one run is enough.
+  run shape_sweep.md env SKIP_SETUP=1 "$ROOT/tools/scripts/shape_sweep.sh" --shapes full
+fi
+if want sweep9; then
+  MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/scripts/rocksdb_source.sh)" \
+    run shape_sweep_rocksdb9.md "$ROOT/tools/scripts/shape_sweep.sh" --rocksdb 9.7.4 --shapes half
 fi
 
 python3 "$ROOT/tools/scripts/update_readme.py"
