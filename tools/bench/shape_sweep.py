@@ -104,10 +104,10 @@ def run(cmd, env):
     return p.stdout
 
 
-def measure(args, env, db, read_options, tag):
+def measure(args, env, db, keys, read_options, tag):
     """The tree's files (level, keys, filter bytes) and readmissing's false
     positives per lookup, automatic compaction off."""
-    out = run([args.db_bench, f"-options_file={read_options}", f"-db={db}", f"-num={args.num}",
+    out = run([args.db_bench, f"-options_file={read_options}", f"-db={db}", f"-num={keys}",
                f"-key_size={KEY_SIZE}", f"-value_size={VALUE_SIZE}", "-bloom_bits=0",
                "-benchmarks=readmissing,sstables", "-use_existing_db=true", "-statistics",
                f"-reads={args.reads}", f"-seed={READ_SEED}"], env)
@@ -163,10 +163,9 @@ def build(args, env, work, shape, filt):
         fill("-benchmarks=fillseq,flush,waitforcompaction")
         fill("-benchmarks=overwrite,flush,waitforcompaction", "-use_existing_db=true",
              f"-writes={keys // 2}")
-    args_num = argparse.Namespace(**vars(args), num=keys)
-    monkey = measure(args_num, env, db, paths["monkey", "read"], tag)
+    monkey = measure(args, env, db, keys, paths["monkey", "read"], tag)
     run([args.migrate, db, paths["uniform", "read"], "--all"], env)
-    uniform = measure(args_num, env, db, paths["uniform", "read"], tag)
+    uniform = measure(args, env, db, keys, paths["uniform", "read"], tag)
     if not args.keep:
         shutil.rmtree(db, ignore_errors=True)
     if {lv: n for lv, (n, _, _) in monkey["per_level"].items()} != \
