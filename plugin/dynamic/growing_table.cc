@@ -1,0 +1,241 @@
+#include "dynamic/growing_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sstfilter {
+namespace dynamic_cuckoo {
+
+GrowingTable::GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots,
+                           unsigned fp_bits)
+    : base_(base_buckets),
+      level_(level),
+      buckets_(base_buckets << level),
+      w_(slots),
+      f_(fp_bits),
+      W_(fp_bits + kTagBits + 2),
+      words_count_((buckets_ * slots * W_ + 63) / 64),
+      words_(new std::atomic<uint64_t>[words_count_ + 1]) {
+  for (uint64_t i = 0; i <= words_count_; ++i) words_[i].store(0, std::memory_order_relaxed);
+  for (uint64_t t = 0; t < (1U << kTagBits); ++t) {
+    offset_[t] = 1 + FastRange64(Mix64(t + 0x9e3779b97f4a7c15ULL), buckets_ - 1);
+  }
+}
+
+double GrowingTable::MatchMass() const {
+  double m = 0;
+  for (unsigned L = 0; L <= f_; ++L) {
+    if (by_length_[L] != 0) m += std::ldexp(static_cast<double>(by_length_[L]), -int(kTagBits + L));
+  }
+  return m;
+}
+
+void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
+  const uint64_t pos = (bucket * w_ + k) * W_;
+  const uint64_t w = pos >> 6;
+  const unsigned off = pos & 63;
+  const uint64_t mask = (uint64_t{1} << W_) - 1;
+  uint64_t lo = words_[w].load(std::memory_order_relaxed);
+  lo = (lo & ~(mask << off)) | (v << off);
+  words_[w].store(lo, std::memory_order_release);
+  if (off + W_ > 64) {
+    const unsigned done = 64 - off;
+    uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
+    hi = (hi & ~(mask >> done)) | (v >> done);
+    words_[w + 1].store(hi, std::memory_order_release);
+  }
+}
+
+int GrowingTable::FreeSlot(uint64_t bucket) const {
+  for (unsigned k = 0; k < w_; ++k) {
+    if (Slot(bucket, k) == 0) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+unsigned GrowingTable::CountMatches(const Probe& p) const {
+  unsigned n = 0;
+  for (unsigned k = 0; k < w_; ++k) {
+    n += Matches(Slot(p.i1, k), p.code) + Matches(Slot(p.i2, k), p.code | SecondBit());
+  }
+  return n;
+}
+
+bool GrowingTable::Insert(const Probe& p, unsigned L) {
+  const uint64_t e = EntryAt(p.code, L);
+  // The emptier bucket first: fewer full buckets, fewer eviction searches.
+  unsigned free1 = 0, free2 = 0;
+  int k1 = -1, k2 = -1;
+  for (unsigned k = 0; k < w_; ++k) {
+    if (Slot(p.i1, k) == 0 && free1++ == 0) k1 = static_cast<int>(k);
+    if (Slot(p.i2, k) == 0 && free2++ == 0) k2 = static_cast<int>(k);
+  }
+  if (free1 + free2 == 0) return SearchPlace(p.i1, e);
+  if (free2 > free1) {
+    SetSlot(p.i2, static_cast<unsigned>(k2), e | SecondBit());
+  } else {
+    SetSlot(p.i1, static_cast<unsigned>(k1), e);
+  }
+  Count(e, 1);
+  return true;
+}
+
+bool GrowingTable::Erase(const Probe& p) {
+  // The longest match: the fewest trailing zeros.
+  uint64_t best_bucket = 0;
+  unsigned best_slot = 0;
+  int best_tz = 64;
+  for (int which = 0; which < 2; ++which) {
+    const uint64_t b = which == 0 ? p.i1 : p.i2;
+    const uint64_t code = which == 0 ? p.code : p.code | SecondBit();
+    for (unsigned k = 0; k < w_; ++k) {
+      const uint64_t e = Slot(b, k);
+      if (!Matches(e, code)) continue;
+      const int tz = __builtin_ctzll(e);
+      if (tz < best_tz) {
+        best_tz = tz;
+        best_bucket = b;
+        best_slot = k;
+      }
+    }
+  }
+  if (best_tz == 64) return false;
+  Count(Slot(best_bucket, best_slot), -1);
+  SetSlot(best_bucket, best_slot, 0);
+  return true;
+}
+
+bool GrowingTable::Place(uint64_t i1, uint64_t e) {
+  int k = FreeSlot(i1);
+  if (k >= 0) {
+    SetSlot(i1, static_cast<unsigned>(k), e);
+    Count(e, 1);
+    return true;
+  }
+  const uint64_t i2 = Second(i1, TagOf(e));
+  k = FreeSlot(i2);
+  if (k >= 0) {
+    SetSlot(i2, static_cast<unsigned>(k), e | SecondBit());
+    Count(e, 1);
+    return true;
+  }
+  return SearchPlace(i1, e);
+}
+
+bool GrowingTable::PathIsSimple(int32_t node) const {
+  uint64_t path[kMaxDepth + 2];
+  size_t n = 0;
+  for (int32_t i = node; i >= 0; i = nodes_[i].parent) {
+    const uint64_t b = nodes_[i].bucket;
+    for (size_t j = 0; j < n; ++j) {
+      if (path[j] == b) return false;
+    }
+    path[n++] = b;
+  }
+  return true;
+}
+
+bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e) {
+  // Breadth-first over "the entry in this slot moves to its other bucket";
+  // the path is then applied back to front, each entry written to its new
+  // slot before its old slot is overwritten. Roots: i1 (node 0), i2.
+  nodes_.clear();
+  nodes_.push_back({i1, -1, 0});
+  nodes_.push_back({Second(i1, TagOf(e)), -1, 0});
+  size_t begin = 0;
+  for (unsigned depth = 1; depth <= kMaxDepth && begin < nodes_.size(); ++depth) {
+    const size_t end = nodes_.size();
+    for (size_t h = begin; h < end && nodes_.size() + w_ <= kMaxNodes; ++h) {
+      const size_t first_child = nodes_.size();
+      const uint64_t b = nodes_[h].bucket;
+      for (unsigned k = 0; k < w_; ++k) {
+        const uint64_t x = Slot(b, k);
+        if (x == 0) continue;
+        Node& child = nodes_.emplace_back();
+        child.bucket = OtherBucket(b, x);
+        child.parent = static_cast<int32_t>(h);
+        child.slot = static_cast<uint8_t>(k);
+      }
+      for (size_t c = first_child; c < nodes_.size(); ++c) {
+        const int free_k = FreeSlot(nodes_[c].bucket);
+        if (free_k < 0 || !PathIsSimple(static_cast<int32_t>(c))) continue;
+        int32_t node = static_cast<int32_t>(c);
+        unsigned dest_slot = static_cast<unsigned>(free_k);
+        while (nodes_[node].parent >= 0) {
+          const Node& n = nodes_[node];
+          SetSlot(n.bucket, dest_slot, Slot(nodes_[n.parent].bucket, n.slot) ^ SecondBit());
+          dest_slot = n.slot;
+          node = n.parent;
+        }
+        SetSlot(nodes_[node].bucket, dest_slot, node == 0 ? e : e | SecondBit());
+        Count(e, 1);
+        return true;
+      }
+    }
+    begin = end;
+  }
+  return false;
+}
+
+void GrowingTable::WidenInto(GrowingTable* to) const {
+  const unsigned shift = to->f_ - f_;  // may wrap: entries are shorter than both
+  for (uint64_t i = 0; i < buckets_; ++i) {
+    unsigned used = 0;
+    for (unsigned k = 0; k < w_; ++k) {
+      const uint64_t e = Slot(i, k);
+      if (e == 0) continue;
+      const unsigned tz = static_cast<unsigned>(__builtin_ctzll(e));
+      const uint64_t moved = (e >> tz) << (tz + shift);  // the same L and bit a
+      to->SetSlot(i, used++, moved);
+      to->Count(moved, 1);
+    }
+  }
+}
+
+bool GrowingTable::SplitInto(GrowingTable* to) const {
+  struct Pending {
+    uint64_t i1, entry;
+  };
+  std::vector<Pending> overflow;
+  const uint64_t low = SecondBit() - 1;
+  for (uint64_t i = 0; i < buckets_; ++i) {
+    for (unsigned k = 0; k < w_; ++k) {
+      const uint64_t e = Slot(i, k);
+      if (e == 0) continue;
+      const uint64_t i1 = (e & SecondBit()) ? First(i, TagOf(e)) : i;
+      const unsigned L = LengthOf(e);
+      uint64_t payload = (e & low) >> (f_ - L);  // [tag][fp: L][1]
+      unsigned first = 0, last = 1;  // L = 0: both children
+      if (L > 0) {
+        first = last = (payload >> L) & 1;
+        // Drop the fp's first bit: the address took it.
+        payload = ((payload >> (L + 1)) << L) | (payload & ((uint64_t{1} << L) - 1));
+      }
+      const uint64_t moved = payload << (to->f_ - (L == 0 ? 0 : L - 1));
+      for (unsigned c = first; c <= last; ++c) {
+        const uint64_t j = 2 * i1 + c;
+        int s = to->FreeSlot(j);
+        if (s >= 0) {
+          to->SetSlot(j, static_cast<unsigned>(s), moved);
+          to->Count(moved, 1);
+          continue;
+        }
+        const uint64_t j2 = to->Second(j, to->TagOf(moved));
+        s = to->FreeSlot(j2);
+        if (s >= 0) {
+          to->SetSlot(j2, static_cast<unsigned>(s), moved | to->SecondBit());
+          to->Count(moved, 1);
+        } else {
+          overflow.push_back({j, moved});
+        }
+      }
+    }
+  }
+  for (const Pending& o : overflow) {
+    if (!to->Place(o.i1, o.entry)) return false;
+  }
+  return true;
+}
+
+}  // namespace dynamic_cuckoo
+}  // namespace sstfilter

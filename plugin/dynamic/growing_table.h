@@ -1,0 +1,202 @@
+// A cuckoo table whose entries shorten as it grows, and whose buckets widen
+// before they split: the table behind the dynamic cuckoo filter's next
+// format (design: docs/design/dynamic_cuckoo.md).
+//
+// B = B0 * 2^k buckets (B0 >= 2, any integer) of w slots (kMinSlots to
+// kMaxSlots) of exactly W bits, bit-packed; k counts splits. An entry is
+//
+//   [a: 1 bit][tag: 8 bits][fp: L bits][1][0 ... 0]     (W = F + 10, L <= F)
+//
+// tag = the top 8 bits of Mix64(hash), the same at every size; fp = the
+// first L bits of the fraction r in hash * B = i1 + r; a = 0 when the entry
+// sits in its key's first bucket i1, 1 in its second, i2 = (i1 + d(tag))
+// mod B, 1 <= d < B. The marker 1 tells the length, so entries of several
+// lengths share a table, and no entry is 0 (an empty slot).
+//
+// A query reads i1 for entries with a = 0 and i2 for entries with a = 1:
+// its code is its entry at length F (a = 0, and a = 1 for i2), and an entry
+// e matches code q when ((e ^ q) >> (ctz(e) + 1)) == 0. So each entry is
+// compared by the queries of one bucket only, and an entry of length L
+// matches an absent key with probability 2^-(8 + L) / B: FPR ~ M / B, M the
+// sum of 2^-(8 + L) over entries. The bit a costs a slot bit and halves M's
+// weight: it is worth one fp bit.
+//
+// Growth, without the keys (an entry knows its i1: its bucket, less d(tag)
+// when a = 1):
+// - widening (w -> w + 1) moves no entry;
+// - a split (B -> 2B) sends an entry to 2 i1 + b (or that bucket's second
+//   bucket), b the first bit of its fp, which it then drops
+//   (hash * 2B = 2 i1 + 2r); an entry with L = 0 has no b: it goes to both
+//   2 i1 and 2 i1 + 1. M and B both double, so each entry's share of the
+//   FPR never changes after it is written.
+// Since the second bucket comes from i1 and the tag alone, with no
+// structure tied to the split history, the table stays one cuckoo graph
+// at every size (the doubling table of dynamic_cuckoo_table.h keeps each
+// entry within one of 2^k components, whose loads drift apart).
+//
+// Thread safety: one writer. Words are atomics read relaxed, so that
+// readers can be added as in dynamic_cuckoo_table.h; nothing here
+// publishes yet.
+
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "format/coding.h"
+#include "format/hash.h"
+
+namespace sstfilter {
+namespace dynamic_cuckoo {
+
+class GrowingTable {
+ public:
+  static constexpr unsigned kTagBits = 8;
+  static constexpr unsigned kMinSlots = 4;
+  static constexpr unsigned kMaxSlots = 8;
+  // W = F + 10 <= 57 bits (Bits reads at most 57).
+  static constexpr unsigned kMaxFpBits = 47;
+
+  // Requires base_buckets >= 2, kMinSlots <= slots <= kMaxSlots,
+  // fp_bits <= kMaxFpBits. Throws std::bad_alloc when memory is short.
+  GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots, unsigned fp_bits);
+  GrowingTable(const GrowingTable&) = delete;
+  GrowingTable& operator=(const GrowingTable&) = delete;
+
+  uint64_t base_buckets() const { return base_; }
+  unsigned level() const { return level_; }
+  uint64_t num_buckets() const { return buckets_; }
+  unsigned slots() const { return w_; }
+  unsigned fp_bits() const { return f_; }  // F: the longest fp an entry can hold
+  unsigned slot_bits() const { return W_; }
+  uint64_t capacity() const { return buckets_ * w_; }
+  uint64_t entries() const { return entries_; }
+  size_t MemoryBytes() const { return words_count_ * sizeof(uint64_t); }
+  // Sum over entries of 2^-(kTagBits + L), exact from the counts per
+  // length; the model FPR is MatchMass() / B.
+  double MatchMass() const;
+  double ExpectedFpr() const { return MatchMass() / static_cast<double>(buckets_); }
+  uint64_t EntriesOfLength(unsigned L) const { return by_length_[L]; }
+
+  struct Probe {
+    uint64_t i1, i2;
+    uint64_t code;  // the key's entry at length F, a = 0
+  };
+  Probe ProbeFor(uint64_t hash) const {
+    const Uint128 p = static_cast<Uint128>(hash) * buckets_;
+    const uint64_t tag = Mix64(hash) >> (64 - kTagBits);
+    const uint64_t r = static_cast<uint64_t>(p);
+    const uint64_t fp = f_ == 0 ? 0 : r >> (64 - f_);
+    Probe q;
+    q.i1 = static_cast<uint64_t>(p >> 64);
+    q.code = (((tag << f_) | fp) << 1) | 1;
+    q.i2 = Second(q.i1, tag);
+    return q;
+  }
+  uint64_t Second(uint64_t i1, uint64_t tag) const {
+    const uint64_t i = i1 + offset_[tag];
+    return i >= buckets_ ? i - buckets_ : i;
+  }
+  uint64_t First(uint64_t i2, uint64_t tag) const {
+    const uint64_t d = offset_[tag];
+    return i2 >= d ? i2 - d : i2 + buckets_ - d;
+  }
+  uint64_t SecondBit() const { return uint64_t{1} << (f_ + kTagBits + 1); }
+  uint64_t TagOf(uint64_t entry) const { return (entry >> (f_ + 1)) & ((1U << kTagBits) - 1); }
+  // The key's entry (code from ProbeFor) cut to fingerprint length L <= F.
+  uint64_t EntryAt(uint64_t code, unsigned L) const {
+    const unsigned drop = f_ - L;
+    return ((code >> (drop + 1)) << 1 | 1) << drop;
+  }
+  unsigned LengthOf(uint64_t entry) const {
+    return f_ - static_cast<unsigned>(__builtin_ctzll(entry));
+  }
+  static bool Matches(uint64_t entry, uint64_t code) {
+    return entry != 0 && ((entry ^ code) >> (__builtin_ctzll(entry) + 1)) == 0;
+  }
+
+  bool Contains(const Probe& p) const {
+    return BucketHas(p.i1, p.code) || BucketHas(p.i2, p.code | SecondBit());
+  }
+  // Entries of p's buckets that match it (of any length).
+  unsigned CountMatches(const Probe& p) const;
+  // Writes the key's entry at length L in a free slot of its buckets, else
+  // along the shortest eviction path a bounded breadth-first search finds.
+  // False: no room, nothing changed.
+  bool Insert(const Probe& p, unsigned L);
+  // Removes the longest entry that matches p. That entry may be another
+  // key's, and it is then safe to remove: a key whose entry matches p at
+  // length L has p's i1, tag and first L fp bits, so p's own entry, no
+  // longer than L (it is the longest), matches that key too.
+  // False: nothing matched, nothing changed.
+  bool Erase(const Probe& p);
+
+  // Growth into an empty `to`. Widen: same base and level, to->slots() >=
+  // slots(), to->fp_bits() >= the longest entry's L; never fails.
+  void WidenInto(GrowingTable* to) const;
+  // Split: same base, level + 1, to->fp_bits() >= the longest L - 1. Each
+  // entry is placed from its new i1 as Insert would; those that find both
+  // buckets full wait until every other entry is in. False if one of them
+  // then finds no eviction path (`to` is to be discarded).
+  bool SplitInto(GrowingTable* to) const;
+
+  // Slot k of a bucket, as stored (0: empty).
+  uint64_t Slot(uint64_t bucket, unsigned k) const { return Bits((bucket * w_ + k) * W_, W_); }
+
+ private:
+  SSTFILTER_ALWAYS_INLINE uint64_t Bits(uint64_t pos, unsigned width) const {  // width <= 57
+    const uint64_t w = pos >> 6;
+    const unsigned off = pos & 63;
+    uint64_t v = words_[w].load(std::memory_order_relaxed) >> off;
+    if (off + width > 64) v |= words_[w + 1].load(std::memory_order_relaxed) << (64 - off);
+    return v & ((uint64_t{1} << width) - 1);
+  }
+  SSTFILTER_ALWAYS_INLINE bool BucketHas(uint64_t bucket, uint64_t code) const {
+    const uint64_t pos = bucket * w_ * W_;
+    for (unsigned k = 0; k < w_; ++k) {
+      if (Matches(Bits(pos + k * W_, W_), code)) return true;
+    }
+    return false;
+  }
+  void SetSlot(uint64_t bucket, unsigned k, uint64_t v);
+  int FreeSlot(uint64_t bucket) const;
+  // The bucket an entry stored in `bucket` would move to, and the entry as
+  // stored there (its bit a flipped).
+  uint64_t OtherBucket(uint64_t bucket, uint64_t entry) const {
+    return (entry & SecondBit()) ? First(bucket, TagOf(entry)) : Second(bucket, TagOf(entry));
+  }
+  // Places entry e (a = 0) of a key whose first bucket is i1.
+  bool Place(uint64_t i1, uint64_t e);
+  bool SearchPlace(uint64_t i1, uint64_t e);
+  bool PathIsSimple(int32_t node) const;
+  void Count(uint64_t entry, int64_t d) {
+    entries_ += static_cast<uint64_t>(d);
+    by_length_[LengthOf(entry)] += static_cast<uint64_t>(d);
+  }
+
+  uint64_t base_;
+  unsigned level_;
+  uint64_t buckets_;
+  unsigned w_;
+  unsigned f_;
+  unsigned W_;
+  uint64_t words_count_;  // plus one padding word, so Bits may read w + 1
+  std::unique_ptr<std::atomic<uint64_t>[]> words_;
+  uint64_t offset_[1U << kTagBits];  // d(tag), 1 <= d < B
+  uint64_t entries_ = 0;
+  uint64_t by_length_[kMaxFpBits + 1] = {};
+
+  static constexpr size_t kMaxNodes = 8192;
+  static constexpr unsigned kMaxDepth = 7;
+  struct Node {
+    uint64_t bucket;
+    int32_t parent;
+    uint8_t slot;
+  };
+  std::vector<Node> nodes_;
+};
+
+}  // namespace dynamic_cuckoo
+}  // namespace sstfilter
