@@ -15,8 +15,13 @@ GrowingTable::GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots
       f_(fp_bits),
       W_(fp_bits + kTagBits + 2),
       words_count_((buckets_ * slots * W_ + 63) / 64),
+      tail_mask_((uint64_t{1} << (fp_bits + 1)) - 1),
+      heads_top_(0),
       words_(new std::atomic<uint64_t>[words_count_ + 1]) {
   for (uint64_t i = 0; i <= words_count_; ++i) words_[i].store(0, std::memory_order_relaxed);
+  for (unsigned k = 0; k < slots && k < kHeadsPerWord; ++k) {
+    heads_top_ |= uint64_t{1} << (k * kHeadBits + kHeadBits - 1);
+  }
   for (uint64_t t = 0; t < (1U << kTagBits); ++t) {
     offset_[t] = 1 + FastRange64(Mix64(t + 0x9e3779b97f4a7c15ULL), buckets_ - 1);
   }
@@ -30,15 +35,14 @@ double GrowingTable::MatchMass() const {
   return m;
 }
 
-void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
-  const uint64_t pos = (bucket * w_ + k) * W_;
+void GrowingTable::WriteBits(uint64_t pos, unsigned width, uint64_t v) {
   const uint64_t w = pos >> 6;
   const unsigned off = pos & 63;
-  const uint64_t mask = (uint64_t{1} << W_) - 1;
+  const uint64_t mask = (uint64_t{1} << width) - 1;
   uint64_t lo = words_[w].load(std::memory_order_relaxed);
   lo = (lo & ~(mask << off)) | (v << off);
   words_[w].store(lo, std::memory_order_release);
-  if (off + W_ > 64) {
+  if (off + width > 64) {
     const unsigned done = 64 - off;
     uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
     hi = (hi & ~(mask >> done)) | (v >> done);
@@ -46,19 +50,32 @@ void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
   }
 }
 
+void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
+  const uint64_t pos = bucket * w_ * W_;
+  const uint64_t head_pos = pos + k * kHeadBits;
+  const uint64_t tail_pos = pos + w_ * kHeadBits + k * (f_ + 1);
+  // A new entry's tail before its head, an erased entry's head first: a
+  // reader between the two writes sees at most a head with no tail (which
+  // matches nothing) or a tail under a zero head (which matches only keys
+  // of head 0, a false positive at worst).
+  if (v != 0) {
+    WriteBits(tail_pos, f_ + 1, v & tail_mask_);
+    WriteBits(head_pos, kHeadBits, v >> (f_ + 1));
+  } else {
+    WriteBits(head_pos, kHeadBits, 0);
+    WriteBits(tail_pos, f_ + 1, 0);
+  }
+}
+
 int GrowingTable::FreeSlot(uint64_t bucket) const {
   for (unsigned k = 0; k < w_; ++k) {
-    if (Slot(bucket, k) == 0) return static_cast<int>(k);
+    if (IsFree(bucket, k)) return static_cast<int>(k);
   }
   return -1;
 }
 
 unsigned GrowingTable::CountMatches(const Probe& p) const {
-  unsigned n = 0;
-  for (unsigned k = 0; k < w_; ++k) {
-    n += Matches(Slot(p.i1, k), p.code) + Matches(Slot(p.i2, k), p.code | SecondBit());
-  }
-  return n;
+  return BucketHas<kAll>(p.i1, p.code) + BucketHas<kAll>(p.i2, p.code | SecondBit());
 }
 
 bool GrowingTable::Insert(const Probe& p, unsigned L) {
@@ -67,8 +84,8 @@ bool GrowingTable::Insert(const Probe& p, unsigned L) {
   unsigned free1 = 0, free2 = 0;
   int k1 = -1, k2 = -1;
   for (unsigned k = 0; k < w_; ++k) {
-    if (Slot(p.i1, k) == 0 && free1++ == 0) k1 = static_cast<int>(k);
-    if (Slot(p.i2, k) == 0 && free2++ == 0) k2 = static_cast<int>(k);
+    if (IsFree(p.i1, k) && free1++ == 0) k1 = static_cast<int>(k);
+    if (IsFree(p.i2, k) && free2++ == 0) k2 = static_cast<int>(k);
   }
   if (free1 + free2 == 0) return SearchPlace(p.i1, e);
   if (free2 > free1) {

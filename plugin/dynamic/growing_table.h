@@ -117,8 +117,10 @@ class GrowingTable {
     return entry != 0 && ((entry ^ code) >> (__builtin_ctzll(entry) + 1)) == 0;
   }
 
-  bool Contains(const Probe& p) const {
-    return BucketHas(p.i1, p.code) || BucketHas(p.i2, p.code | SecondBit());
+  SSTFILTER_ALWAYS_INLINE bool Contains(const Probe& p) const {
+    // Both buckets' cache misses in flight before the first is compared.
+    __builtin_prefetch(&words_[(p.i2 * w_ * W_) >> 6]);
+    return BucketHas(p.i1, p.code) > 0 || BucketHas(p.i2, p.code | SecondBit()) > 0;
   }
   // Entries of p's buckets that match it (of any length).
   unsigned CountMatches(const Probe& p) const;
@@ -143,23 +145,68 @@ class GrowingTable {
   bool SplitInto(GrowingTable* to) const;
 
   // Slot k of a bucket, as stored (0: empty).
-  uint64_t Slot(uint64_t bucket, unsigned k) const { return Bits((bucket * w_ + k) * W_, W_); }
+  uint64_t Slot(uint64_t bucket, unsigned k) const {
+    const uint64_t pos = bucket * w_ * W_;
+    const uint64_t head = Bits(pos + k * kHeadBits, kHeadBits);
+    return (head << (f_ + 1)) | Bits(pos + w_ * kHeadBits + k * (f_ + 1), f_ + 1);
+  }
 
  private:
+  // A bucket stores its w slots' heads (bit a and the tag) first, then
+  // their tails (fp, marker, zeros: F + 1 bits each). A query compares
+  // all the heads of a bucket at once (7 fit one 64-bit word) and reads a
+  // tail only where a head is its own: an absent key reads one in about
+  // 2^8 / (w * load) slots.
+  static constexpr unsigned kHeadBits = kTagBits + 1;
+  static constexpr unsigned kHeadsPerWord = 64 / kHeadBits;  // 7
+  static constexpr uint64_t kHeadOnes = 0x0040201008040201ULL;  // 1 in each of 7 heads
+
   SSTFILTER_ALWAYS_INLINE uint64_t Bits(uint64_t pos, unsigned width) const {  // width <= 57
+    return Window(pos) & ((uint64_t{1} << width) - 1);
+  }
+  // The 64 bits from bit `pos` on (bit pos in bit 0), branch-free.
+  SSTFILTER_ALWAYS_INLINE uint64_t Window(uint64_t pos) const {
     const uint64_t w = pos >> 6;
     const unsigned off = pos & 63;
-    uint64_t v = words_[w].load(std::memory_order_relaxed) >> off;
-    if (off + width > 64) v |= words_[w + 1].load(std::memory_order_relaxed) << (64 - off);
-    return v & ((uint64_t{1} << width) - 1);
+    const uint64_t lo = words_[w].load(std::memory_order_relaxed);
+    const uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
+    return (lo >> off) | ((hi << 1) << (63 - off));
   }
-  SSTFILTER_ALWAYS_INLINE bool BucketHas(uint64_t bucket, uint64_t code) const {
+  // Whether slot k's tail, its head being the query's, matches the query.
+  SSTFILTER_ALWAYS_INLINE bool TailMatches(uint64_t pos, unsigned k, uint64_t code) const {
+    const uint64_t tail = Bits(pos + w_ * kHeadBits + k * (f_ + 1), f_ + 1);
+    return (tail ^ (code & tail_mask_)) < ((tail & (0 - tail)) << 1);  // tail 0: never
+  }
+  // Slots of the bucket that match `code`: with kOne, 1 at the first.
+  enum Count { kOne, kAll };
+  template <Count kCount = kOne>
+  SSTFILTER_ALWAYS_INLINE unsigned BucketHas(uint64_t bucket, uint64_t code) const {
+    unsigned n = 0;
     const uint64_t pos = bucket * w_ * W_;
-    for (unsigned k = 0; k < w_; ++k) {
-      if (Matches(Bits(pos + k * W_, W_), code)) return true;
+    const uint64_t head = code >> (f_ + 1);
+    // Heads equal to the query's: zero fields of x (the first one exactly,
+    // later ones possibly by a borrow, which the exact check settles).
+    const uint64_t x = Window(pos) ^ (head * kHeadOnes);
+    for (uint64_t z = (x - kHeadOnes) & ~x & heads_top_; z != 0; z &= z - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctzll(z)) / kHeadBits;
+      if (((x >> (k * kHeadBits)) & ((1U << kHeadBits) - 1)) == 0 && TailMatches(pos, k, code)) {
+        if (kCount == kOne) return 1;
+        ++n;
+      }
     }
-    return false;
+    for (unsigned k = kHeadsPerWord; k < w_; ++k) {
+      if (Bits(pos + k * kHeadBits, kHeadBits) == head && TailMatches(pos, k, code)) {
+        if (kCount == kOne) return 1;
+        ++n;
+      }
+    }
+    return n;
   }
+  // Empty: no marker, so a zero tail.
+  bool IsFree(uint64_t bucket, unsigned k) const {
+    return Bits(bucket * w_ * W_ + w_ * kHeadBits + k * (f_ + 1), f_ + 1) == 0;
+  }
+  void WriteBits(uint64_t pos, unsigned width, uint64_t v);
   void SetSlot(uint64_t bucket, unsigned k, uint64_t v);
   int FreeSlot(uint64_t bucket) const;
   // The bucket an entry stored in `bucket` would move to, and the entry as
@@ -182,7 +229,9 @@ class GrowingTable {
   unsigned w_;
   unsigned f_;
   unsigned W_;
-  uint64_t words_count_;  // plus one padding word, so Bits may read w + 1
+  uint64_t words_count_;  // plus one padding word, so Window may read w + 1
+  uint64_t tail_mask_;    // the low F + 1 bits
+  uint64_t heads_top_;    // the top bit of each of the first min(w, 7) heads
   std::unique_ptr<std::atomic<uint64_t>[]> words_;
   uint64_t offset_[1U << kTagBits];  // d(tag), 1 <= d < B
   uint64_t entries_ = 0;
