@@ -31,7 +31,9 @@ set(SSTFILTER_CORE_SOURCES
   plugin/dynamic/dynamic_cuckoo_plan.cc
   plugin/dynamic/dynamic_cuckoo_table.cc
   plugin/dynamic/growing_filter.cc
+  plugin/dynamic/growing_format.cc
   plugin/dynamic/growing_table.cc
+  plugin/dynamic/table_memory.cc
   plugin/allocation/level_allocation.cc
   plugin/allocation/level_model.cc
   plugin/allocation/tree_allocation.cc)

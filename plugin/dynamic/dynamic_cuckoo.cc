@@ -150,9 +150,19 @@ DynamicCuckooFilter::~DynamicCuckooFilter() = default;
 
 DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
                                           std::unique_ptr<DynamicCuckooFilter>* out) {
-  if (!dynamic_cuckoo::ValidOptions(options)) return DynamicStatus::kInvalidArgument;
+  if (!dynamic_cuckoo::ValidOptions(options) ||
+      (options.format_version != 0 && options.format_version != 4 &&
+       options.format_version != 5)) {
+    return DynamicStatus::kInvalidArgument;
+  }
   std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
   f->rep_->options = options;
+  if (options.format_version != 4) {
+    const DynamicStatus s = dynamic_cuckoo::GrowingFilter::Create(options, &f->rep_->growing);
+    if (s != DynamicStatus::kOk) return s;
+    *out = std::move(f);
+    return DynamicStatus::kOk;
+  }
   DynamicStatus s = f->rep_->AddMember();
   if (s != DynamicStatus::kOk) return s;
   *out = std::move(f);
@@ -171,6 +181,11 @@ bool DynamicCuckooFilter::Contains(std::string_view key) const {
 
 DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   Rep& r = *rep_;
+  if (r.growing != nullptr) {
+    const DynamicStatus s = r.growing->InsertHash(hash);
+    if (s == DynamicStatus::kOk && r.options.checked) ++r.exact[hash];
+    return s;
+  }
   DynamicCuckooTable* newest = r.current.back();
   const DynamicCuckooTable::Probe probe = newest->ProbeFor(hash);
   newest->Prefetch(probe);
@@ -224,6 +239,7 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
     if (it == r.exact.end()) return DynamicStatus::kNotFound;
     if (--it->second == 0) r.exact.erase(it);
   }
+  if (r.growing != nullptr) return r.growing->EraseHash(hash);
   // Equal fingerprints in one member's bucket pair are interchangeable, so
   // removing any copy there is safe -- but only in the member that holds the
   // key. Matches in two members leave that unknown: keep both (the key's
@@ -257,6 +273,7 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
 
 bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
   const Rep& r = *rep_;
+  if (r.growing != nullptr) return r.growing->ContainsHash(hash);
   DynamicCuckooTable::Probe probes[kMaxMembers];
   for (;;) {
     const uint64_t s1 = r.seq.load(std::memory_order_acquire);
@@ -291,6 +308,7 @@ bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
 
 void DynamicCuckooFilter::PrefetchHash(uint64_t hash) const {
   const Rep& r = *rep_;
+  if (r.growing != nullptr) return r.growing->PrefetchHash(hash);
   const uint32_t n = r.num_members.load(std::memory_order_acquire);
   for (uint32_t j = 0; j < n; ++j) {
     const DynamicCuckooTable* m = r.published[j].load(std::memory_order_acquire);
@@ -326,14 +344,17 @@ void DynamicCuckooFilter::InsertBatch(const std::string_view* keys, size_t n,
 }
 
 uint64_t DynamicCuckooFilter::Size() const {
+  if (rep_->growing != nullptr) return rep_->growing->Size();
   return rep_->size.load(std::memory_order_relaxed);
 }
 
 uint32_t DynamicCuckooFilter::Members() const {
+  if (rep_->growing != nullptr) return 1;
   return rep_->num_members.load(std::memory_order_acquire);
 }
 
 size_t DynamicCuckooFilter::MemoryBytes() const {
+  if (rep_->growing != nullptr) return rep_->growing->MemoryBytes();
   const uint32_t n = rep_->num_members.load(std::memory_order_acquire);
   size_t bytes = rep_->side_bytes.load(std::memory_order_relaxed);
   for (uint32_t j = 0; j < n; ++j) {
@@ -343,6 +364,7 @@ size_t DynamicCuckooFilter::MemoryBytes() const {
 }
 
 double DynamicCuckooFilter::ExpectedFpr() const {
+  if (rep_->growing != nullptr) return rep_->growing->ExpectedFpr();
   const uint32_t n = rep_->num_members.load(std::memory_order_acquire);
   double miss_all = 1.0;
   for (uint32_t j = 0; j < n; ++j) {

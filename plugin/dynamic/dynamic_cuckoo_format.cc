@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "dynamic/dynamic_cuckoo_rep.h"
+#include "dynamic/growing_filter.h"
 #include "format/coding.h"
 #include "format/hash.h"
 #include "sstfilter/dynamic_cuckoo.h"
@@ -33,6 +35,8 @@ constexpr char kMagic[4] = {'S', 'F', 'D', 'C'};
 constexpr uint8_t kVersion = 1;
 constexpr uint8_t kVersionFirstMember = 2;
 constexpr uint8_t kVersionCopies = 3;
+// Version 5: the growing table (dynamic/growing_format.cc).
+constexpr uint8_t kVersionGrowing = 5;
 constexpr uint8_t kFlagChecked = 1;
 constexpr uint8_t kFlagLater = 2;
 constexpr size_t kHeaderBytes = 48;
@@ -93,6 +97,38 @@ bool CheckShapes(ByteReader c, const DynamicCuckooOptions& options,
   return true;
 }
 
+// Checked mode's multiset: N, then N (hash, copies), hashes ascending.
+void SaveExact(const std::unordered_map<uint64_t, uint32_t>& exact, std::string* out) {
+  std::vector<std::pair<uint64_t, uint32_t>> sorted(exact.begin(), exact.end());
+  std::sort(sorted.begin(), sorted.end());
+  PutFixed64(out, sorted.size());
+  for (const auto& e : sorted) {
+    PutFixed64(out, e.first);
+    PutFixed32(out, e.second);
+  }
+}
+
+// What SaveExact wrote, for a filter of `size` keys that holds each.
+bool LoadExact(ByteReader* c, const DynamicCuckooFilter& f, uint64_t size,
+               std::unordered_map<uint64_t, uint32_t>* exact) {
+  uint64_t n;
+  if (!c->U64(&n) || n > c->left() / 12) return false;
+  uint64_t listed_copies = 0;
+  uint64_t prev = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t hash = 0;
+    uint32_t count = 0;
+    if (!c->U64(&hash) || !c->U32(&count)) return false;
+    if (count == 0 || (i > 0 && hash <= prev)) return false;
+    // A checked filter holds every key it lists.
+    if (!f.ContainsHash(hash)) return false;
+    (*exact)[hash] = count;
+    listed_copies += count;
+    prev = hash;
+  }
+  return listed_copies == size;
+}
+
 uint64_t DoubleBits(double d) {
   uint64_t u;
   std::memcpy(&u, &d, sizeof(u));
@@ -110,6 +146,12 @@ double BitsDouble(uint64_t u) {
 void DynamicCuckooFilter::Save(std::string* out) const {
   const Rep& r = *rep_;
   const size_t begin = out->size();
+  if (r.growing != nullptr) {
+    r.growing->SaveTo(out);
+    if (r.options.checked) SaveExact(r.exact, out);
+    PutFixed32(out, ContentChecksum(out->data() + begin, out->size() - begin));
+    return;
+  }
   const bool first_member = r.options.first_member_fpr_share != 0 ||
                             r.options.first_member_max_load != 0;
   const bool later = r.later == dynamic_cuckoo::LaterMembers::kAtLeastLater &&
@@ -165,16 +207,27 @@ void DynamicCuckooFilter::Save(std::string* out) const {
       PutFixed32(out, e.count);
     }
   }
-  if (r.options.checked) {
-    std::vector<std::pair<uint64_t, uint32_t>> sorted(r.exact.begin(), r.exact.end());
-    std::sort(sorted.begin(), sorted.end());
-    PutFixed64(out, sorted.size());
-    for (const auto& e : sorted) {
-      PutFixed64(out, e.first);
-      PutFixed32(out, e.second);
-    }
-  }
+  if (r.options.checked) SaveExact(r.exact, out);
   PutFixed32(out, ContentChecksum(out->data() + begin, out->size() - begin));
+}
+
+DynamicStatus DynamicCuckooFilter::LoadGrowing(std::string_view body,
+                                               std::unique_ptr<DynamicCuckooFilter>* out) {
+  std::unique_ptr<dynamic_cuckoo::GrowingFilter> g;
+  size_t used = 0;
+  const DynamicStatus s = dynamic_cuckoo::GrowingFilter::LoadFrom(body, &used, &g);
+  if (s != DynamicStatus::kOk) return s;
+  std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
+  Rep& r = *f->rep_;
+  r.options = g->options();
+  r.growing = std::move(g);
+  ByteReader c(body.substr(used));
+  if (r.options.checked && !LoadExact(&c, *f, r.growing->Size(), &r.exact)) {
+    return DynamicStatus::kCorrupt;
+  }
+  if (c.left() != 0) return DynamicStatus::kCorrupt;
+  *out = std::move(f);
+  return DynamicStatus::kOk;
 }
 
 DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
@@ -187,6 +240,9 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   const char* h;
   c.Take(kHeaderBytes, &h);
   const uint8_t version = static_cast<uint8_t>(h[4]);
+  if (std::memcmp(h, kMagic, 4) == 0 && version == kVersionGrowing) {
+    return LoadGrowing(bytes.substr(0, body), out);
+  }
   if (std::memcmp(h, kMagic, 4) != 0 || version < kVersion || version > kVersionCopies) {
     return kCorrupt;
   }
@@ -202,6 +258,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   options.initial_capacity = DecodeFixed64(h + 16);
   options.expected_max_keys = DecodeFixed64(h + 24);
   options.checked = (flags & kFlagChecked) != 0;
+  options.format_version = 4;  // a filter keeps the format it was loaded from
   const uint64_t size = DecodeFixed64(h + 32);
   const uint32_t members = DecodeFixed32(h + 40);
   if (DecodeFixed32(h + 44) != 0) return kCorrupt;
@@ -308,24 +365,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   for (const CopyCounts& e : r.extra) held = held || !e.empty();
   if (copies && (flags & kFlagLater) == 0 && !held) return kCorrupt;
   r.UpdateSideBytes();
-  if (options.checked) {
-    uint64_t n;
-    if (!c.U64(&n) || n > c.left() / 12) return kCorrupt;
-    uint64_t listed_copies = 0;
-    uint64_t prev = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      uint64_t hash = 0;
-      uint32_t count = 0;
-      if (!c.U64(&hash) || !c.U32(&count)) return kCorrupt;
-      if (count == 0 || (i > 0 && hash <= prev)) return kCorrupt;
-      // A checked filter holds every key it lists.
-      if (!f->ContainsHash(hash)) return kCorrupt;
-      r.exact[hash] = count;
-      listed_copies += count;
-      prev = hash;
-    }
-    if (listed_copies != size) return kCorrupt;
-  }
+  if (options.checked && !LoadExact(&c, *f, size, &r.exact)) return kCorrupt;
   if (c.left() != 0) return kCorrupt;
   r.size.store(size, std::memory_order_relaxed);
   *out = std::move(f);

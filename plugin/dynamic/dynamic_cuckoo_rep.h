@@ -41,6 +41,7 @@
 
 #include "dynamic/copy_counts.h"
 #include "dynamic/dynamic_cuckoo_table.h"
+#include "dynamic/growing_filter.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 namespace sstfilter {
@@ -106,6 +107,9 @@ double TableFpr(const DynamicCuckooTable& t);
 
 struct DynamicCuckooFilter::Rep {
   DynamicCuckooOptions options;
+  // Format version 5: the whole filter, and every member below unused.
+  // Null: versions 1 to 4.
+  std::unique_ptr<dynamic_cuckoo::GrowingFilter> growing;
   dynamic_cuckoo::LaterMembers later = dynamic_cuckoo::LaterMembers::kAtLeastLater;
   // Every table ever made, current and retired (writer); readers go
   // through `published`, the current table of each member.

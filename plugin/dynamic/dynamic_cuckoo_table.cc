@@ -1,46 +1,14 @@
 #include "dynamic/dynamic_cuckoo_table.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <new>
 
+#include "dynamic/table_memory.h"
+
 namespace sstfilter {
 
 namespace {
-
-// Anonymous zero pages. From 2 MiB on, the mapping starts on a 2 MiB
-// boundary and asks for huge pages (a hint, ignored where unavailable), so
-// the kernel backs every whole 2 MiB stretch with one: fewer page faults
-// when a member or doubling is created, fewer TLB misses for probes. The
-// size is not rounded up, so the memory stays the table's own; the tail
-// keeps small pages.
-void* MapZeroed(size_t bytes) {
-  constexpr int kProt = PROT_READ | PROT_WRITE;
-  constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS;
-#ifdef MADV_HUGEPAGE
-  constexpr size_t kHugePage = size_t{2} << 20;
-  if (bytes >= kHugePage) {
-    const size_t span = bytes + kHugePage;
-    void* raw = mmap(nullptr, span, kProt, kFlags, -1, 0);
-    if (raw == MAP_FAILED) throw std::bad_alloc();
-    const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-    const uintptr_t aligned = (start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t end = (aligned + bytes + page - 1) & ~(page - 1);
-    if (aligned > start) munmap(raw, aligned - start);
-    if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
-    void* map = reinterpret_cast<void*>(aligned);
-    madvise(map, bytes, MADV_HUGEPAGE);
-    return map;
-  }
-#endif
-  void* map = mmap(nullptr, bytes, kProt, kFlags, -1, 0);
-  if (map == MAP_FAILED) throw std::bad_alloc();
-  return map;
-}
 
 // The random walk's visited set (power of two, far above its 64 steps).
 constexpr size_t kVisitedSlots = 256;
@@ -95,7 +63,7 @@ DynamicCuckooTable::DynamicCuckooTable(uint64_t base_buckets, unsigned level,
   // read as zeros, which is "empty" for both, and can be handed back by
   // Retire while late readers still hold the addresses.
   map_bytes_ = (words_count_ + 1 + zero_cap_) * sizeof(uint64_t);
-  map_ = MapZeroed(map_bytes_);
+  map_ = dynamic_cuckoo::MapZeroed(map_bytes_);
   // std::atomic<uint64_t> is a plain 8-byte word here (lock-free, no
   // padding): zero-filled pages are valid, zero-valued atomics.
   static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t), "atomic layout");
@@ -103,10 +71,10 @@ DynamicCuckooTable::DynamicCuckooTable(uint64_t base_buckets, unsigned level,
   zero_ = words_ + words_count_ + 1;
 }
 
-DynamicCuckooTable::~DynamicCuckooTable() { munmap(map_, map_bytes_); }
+DynamicCuckooTable::~DynamicCuckooTable() { dynamic_cuckoo::Unmap(map_, map_bytes_); }
 
 void DynamicCuckooTable::Retire() {
-  madvise(map_, map_bytes_, MADV_DONTNEED);
+  dynamic_cuckoo::ReleasePages(map_, map_bytes_);
 }
 
 int DynamicCuckooTable::FreeSlot(uint64_t bucket) const {

@@ -32,31 +32,39 @@ unsigned Longest(const uint64_t* by_length, unsigned max_length) {
 
 }  // namespace
 
+uint64_t GrowingFilter::BaseFor(const DynamicCuckooOptions& options) {
+  const double n0 = static_cast<double>(options.initial_capacity);
+  const double load = options.first_member_max_load != 0 ? options.first_member_max_load : kMaxLoad;
+  return std::max<uint64_t>(kMinBaseBuckets,
+                            static_cast<uint64_t>(std::ceil(n0 / (load * kStartSlots))));
+}
+
 DynamicStatus GrowingFilter::Create(const DynamicCuckooOptions& options,
                                     std::unique_ptr<GrowingFilter>* out) {
+  const double share = options.first_member_fpr_share, load = options.first_member_max_load;
   if (!(options.target_fpr > 0 && options.target_fpr < 0.5) || options.initial_capacity == 0 ||
       options.initial_capacity > (uint64_t{1} << 40) ||
-      (options.expected_max_keys != 0 &&
-       (options.expected_max_keys < options.initial_capacity ||
-        options.expected_max_keys > (uint64_t{1} << 40)))) {
+      options.expected_max_keys > (uint64_t{1} << 40) ||
+      !(share == 0 || (share > 0 && share < 1)) || !(load == 0 || (load >= 0.5 && load <= 0.95))) {
     return DynamicStatus::kInvalidArgument;
   }
   std::unique_ptr<GrowingFilter> f(new GrowingFilter());
   f->options_ = options;
-  const double n0 = static_cast<double>(options.initial_capacity);
+  if (share != 0) f->plan_share_ = share;
+  if (load != 0) f->max_load_ = load;
+  const uint64_t base = BaseFor(options);
   const double n_max = options.expected_max_keys != 0
                            ? static_cast<double>(options.expected_max_keys)
-                           : std::ldexp(n0, kDefaultGrowthBits);
-  const uint64_t base = std::max<uint64_t>(
-      kMinBaseBuckets, static_cast<uint64_t>(std::ceil(n0 / (kMaxLoad * kStartSlots))));
-  for (double end = kMaxLoad * GrowingTable::kMaxSlots * static_cast<double>(base); end < n_max;
-       end *= 2) {
+                           : std::ldexp(static_cast<double>(options.initial_capacity),
+                                        kDefaultGrowthBits);
+  for (double end = f->max_load_ * GrowingTable::kMaxSlots * static_cast<double>(base);
+       end < n_max; end *= 2) {
     ++f->planned_;
   }
   const uint64_t none[GrowingTable::kMaxFpBits + 1] = {};
   f->new_l_ = f->ChooseLength(none, 0, base, 1);
   try {
-    f->table_ = std::make_unique<GrowingTable>(base, 0, kStartSlots, f->new_l_);
+    f->Publish(std::make_unique<GrowingTable>(base, 0, kStartSlots, f->new_l_));
   } catch (const std::bad_alloc&) {
     return DynamicStatus::kFull;
   }
@@ -64,12 +72,24 @@ DynamicStatus GrowingFilter::Create(const DynamicCuckooOptions& options,
   return DynamicStatus::kOk;
 }
 
+void GrowingFilter::Publish(std::unique_ptr<GrowingTable> t) {
+  GrowingTable* old = table_;
+  table_ = t.get();
+  owned_.push_back(std::move(t));
+  const uint64_t s = seq_.load(std::memory_order_relaxed);
+  seq_.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  published_.store(table_, std::memory_order_release);
+  seq_.store(s + 2, std::memory_order_release);
+  if (old != nullptr) old->Retire();
+}
+
 double GrowingFilter::Allowed(unsigned phase) const {
   const double eps = options_.target_fpr;
-  if (phase <= planned_) return (1 - kReserve) * eps * phase / planned_;
+  if (phase <= planned_) return plan_share_ * eps * phase / planned_;
   double extra = 0;
   for (unsigned j = 1; j <= phase - planned_; ++j) extra += 6 / (M_PI * M_PI * j * j);
-  return (1 - kReserve) * eps + kReserve * eps * extra;
+  return plan_share_ * eps + (1 - plan_share_) * eps * extra;
 }
 
 unsigned GrowingFilter::ChooseLength(const uint64_t* by_length, unsigned max_length,
@@ -77,7 +97,8 @@ unsigned GrowingFilter::ChooseLength(const uint64_t* by_length, unsigned max_len
   uint64_t used = 0;
   for (unsigned L = 0; L <= max_length; ++L) used += by_length[L];
   const double b = static_cast<double>(buckets);
-  const double room = std::max(0.0, kMaxLoad * GrowingTable::kMaxSlots * b - static_cast<double>(used));
+  const double room =
+      std::max(0.0, max_load_ * GrowingTable::kMaxSlots * b - static_cast<double>(used));
   const double mass = Mass(by_length, max_length);
   const double allowed = Allowed(phase);
   for (unsigned L = kMinEntryBits; L < GrowingTable::kMaxFpBits; ++L) {
@@ -89,8 +110,6 @@ unsigned GrowingFilter::ChooseLength(const uint64_t* by_length, unsigned max_len
 
 DynamicStatus GrowingFilter::Grow() {
   const GrowingTable& t = *table_;
-  uint64_t counts[GrowingTable::kMaxFpBits + 1] = {};
-  for (unsigned L = 0; L <= t.fp_bits(); ++L) counts[L] = t.EntriesOfLength(L);
   try {
     if (t.slots() < GrowingTable::kMaxSlots) {
       // The phase's fingerprint length stands: it was chosen for the phase
@@ -98,22 +117,28 @@ DynamicStatus GrowingFilter::Grow() {
       auto wider = std::make_unique<GrowingTable>(t.base_buckets(), t.level(), t.slots() + 1,
                                                    t.fp_bits());
       t.WidenInto(wider.get());
-      table_ = std::move(wider);
+      Publish(std::move(wider));
       return DynamicStatus::kOk;
     }
     if (t.num_buckets() * 2 > kMaxBuckets) return DynamicStatus::kFull;
     // After the split: every entry one bit shorter, L = 0 entries in both
     // children.
     uint64_t split[GrowingTable::kMaxFpBits + 1] = {};
-    split[0] = 2 * counts[0];
-    for (unsigned L = 1; L <= t.fp_bits(); ++L) split[L - 1] += counts[L];
+    split[0] = 2 * t.EntriesOfLength(0);
+    for (unsigned L = 1; L <= t.fp_bits(); ++L) split[L - 1] += t.EntriesOfLength(L);
     const unsigned max_after = t.fp_bits() == 0 ? 0 : t.fp_bits() - 1;
     const unsigned l = ChooseLength(split, max_after, 2 * t.num_buckets(), phase_ + 1);
     const unsigned f = std::max(l, Longest(split, max_after));
     for (unsigned w = kStartSlots; w <= GrowingTable::kMaxSlots; ++w) {
       auto bigger = std::make_unique<GrowingTable>(t.base_buckets(), t.level() + 1, w, f);
-      if (!t.SplitInto(bigger.get())) continue;  // an overflow found no room: wider buckets
-      table_ = std::move(bigger);
+      std::vector<GrowingTable::Unplaced> unplaced;
+      t.SplitInto(bigger.get(), &unplaced);
+      CopyCounts counts;
+      // An entry with no room and no identical entry: wider buckets.
+      if (!SplitCounts(bigger.get(), unplaced, &counts)) continue;
+      Publish(std::move(bigger));
+      extra_ = std::move(counts);
+      side_bytes_.store(extra_.MemoryBytes(), std::memory_order_relaxed);
       new_l_ = f;  // the slot holds f bits: new entries use them all
       ++phase_;
       return DynamicStatus::kOk;
@@ -121,30 +146,122 @@ DynamicStatus GrowingFilter::Grow() {
   } catch (const std::bad_alloc&) {
     return DynamicStatus::kFull;
   }
-  return DynamicStatus::kFull;  // not reached: a split into kMaxSlots never overflows
+  // Even at kMaxSlots an entry found no room and no identical entry:
+  // kFull, nothing changed (improbable at the half load a split leaves).
+  return DynamicStatus::kFull;
+}
+
+bool GrowingFilter::SplitCounts(GrowingTable* to,
+                                const std::vector<GrowingTable::Unplaced>& unplaced,
+                                CopyCounts* out) const {
+  for (const CopyCounts::Entry& e : extra_.Sorted()) {
+    const uint64_t i1 = ExtraI1(e.a), payload = ExtraPayload(e.a, e.b);
+    const unsigned L = GrowingTable::PayloadLength(payload);
+    if (L == 0) {  // as its entry: both children
+      out->Add(ExtraA(2 * i1, payload), ExtraB(payload), e.count);
+      out->Add(ExtraA(2 * i1 + 1, payload), ExtraB(payload), e.count);
+      continue;
+    }
+    const uint64_t b = (payload >> L) & 1;
+    const uint64_t moved = ((payload >> (L + 1)) << L) | (payload & ((uint64_t{1} << L) - 1));
+    out->Add(ExtraA(2 * i1 + b, moved), ExtraB(moved), e.count);
+  }
+  // An entry with no room becomes a count beside an entry that covers it.
+  for (const GrowingTable::Unplaced& u : unplaced) {
+    const uint64_t payload = to->LongestPrefix(u.i1, u.entry);
+    if (payload != 0) {
+      out->Add(ExtraA(u.i1, payload), ExtraB(payload));
+      continue;
+    }
+    bool placed = false;
+    for (uint64_t b : {u.i1, to->Second(u.i1, to->TagOf(u.entry))}) {
+      uint64_t i1 = 0, prefix = 0;
+      if (!placed && to->MergeOneCopy(b, &i1, &prefix)) {
+        out->Add(ExtraA(i1, prefix), ExtraB(prefix));
+        placed = to->Place(u.i1, u.entry);  // the freed slot at least
+      }
+    }
+    if (!placed) return false;
+  }
+  return true;
+}
+
+void GrowingFilter::AddExtra(uint64_t i1, uint64_t payload) {
+  extra_.Add(ExtraA(i1, payload), ExtraB(payload));
+  side_bytes_.store(extra_.MemoryBytes(), std::memory_order_relaxed);
+}
+
+uint64_t GrowingFilter::ExtraCopies() const {
+  uint64_t n = 0;
+  for (const CopyCounts::Entry& e : extra_.Sorted()) n += e.count;
+  return n;
+}
+
+unsigned GrowingFilter::CopiesOf(const GrowingTable::Probe& p, uint64_t* longest) const {
+  GrowingTable::Found found[2 * GrowingTable::kMaxSlots];
+  const unsigned n = table_->FindMatches(p, found);
+  unsigned copies = n;
+  *longest = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    const uint64_t payload = found[j].payload;
+    if (*longest == 0 ||
+        GrowingTable::PayloadLength(payload) > GrowingTable::PayloadLength(*longest)) {
+      *longest = payload;
+    }
+    // A count once per payload, however many entries carry it.
+    bool seen = false;
+    for (unsigned i = 0; i < j; ++i) seen = seen || found[i].payload == payload;
+    if (!seen && !extra_.empty()) copies += extra_.Get(ExtraA(p.i1, payload), ExtraB(payload));
+  }
+  return copies;
 }
 
 DynamicStatus GrowingFilter::InsertHash(uint64_t hash) {
   for (;;) {
-    if (static_cast<double>(table_->entries() + 1) >
-        kMaxLoad * static_cast<double>(table_->capacity())) {
+    const double limit = max_load_ * static_cast<double>(table_->capacity());
+    if (static_cast<double>(table_->entries() + 1) > limit) {
       const DynamicStatus s = Grow();
       if (s != DynamicStatus::kOk) return s;
+      continue;
     }
     const GrowingTable::Probe p = table_->ProbeFor(hash);
-    if (table_->CountMatches(p) >= kDynamicCuckooMaxCopies) return DynamicStatus::kTooManyCopies;
-    if (table_->Insert(p, new_l_)) {
-      ++size_;
-      return DynamicStatus::kOk;
+    uint64_t longest = 0;
+    const unsigned copies = CopiesOf(p, &longest);
+    if (copies >= kDynamicCuckooMaxCopies) return DynamicStatus::kTooManyCopies;
+    if (!table_->Insert(p, new_l_, &seq_)) {
+      if (copies == 0 || static_cast<double>(table_->entries()) >= kCopyGrowShare * limit) {
+        const DynamicStatus s = Grow();
+        if (s != DynamicStatus::kOk) return s;
+        continue;
+      }
+      AddExtra(p.i1, longest);  // a copy pinned to full buckets
     }
-    const DynamicStatus s = Grow();
-    if (s != DynamicStatus::kOk) return s;
+    size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return DynamicStatus::kOk;
   }
 }
 
 DynamicStatus GrowingFilter::EraseHash(uint64_t hash) {
-  if (!table_->Erase(table_->ProbeFor(hash))) return DynamicStatus::kNotFound;
-  --size_;
+  const GrowingTable::Probe p = table_->ProbeFor(hash);
+  GrowingTable::Found found[2 * GrowingTable::kMaxSlots];
+  const unsigned n = table_->FindMatches(p, found);
+  if (n == 0) return DynamicStatus::kNotFound;
+  // The longest match (safe to take: GrowingTable::Erase), a count before
+  // its entry.
+  unsigned best = 0;
+  for (unsigned j = 1; j < n; ++j) {
+    if (GrowingTable::PayloadLength(found[j].payload) >
+        GrowingTable::PayloadLength(found[best].payload)) {
+      best = j;
+    }
+  }
+  const uint64_t payload = found[best].payload;
+  if (extra_.empty() || !extra_.Remove(ExtraA(p.i1, payload), ExtraB(payload))) {
+    table_->RemoveAt(found[best].bucket, found[best].slot);
+  } else {
+    side_bytes_.store(extra_.MemoryBytes(), std::memory_order_relaxed);
+  }
+  size_.store(size_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   return DynamicStatus::kOk;
 }
 

@@ -17,14 +17,41 @@
 // fingerprints, and the sum stays within the target.
 //
 // No false negatives for a key inserted and not erased, provided every
-// Erase names an inserted key (as DynamicCuckooFilter). One writer; not yet
-// safe for concurrent readers.
+// Erase names an inserted key (as DynamicCuckooFilter). One writer and any
+// number of readers (ContainsHash, PrefetchHash, Size, MemoryBytes,
+// ExpectedFpr), as DynamicCuckooFilter promises: a reader that finds
+// nothing while an eviction path or a growth step ran retries (seqlock);
+// a replaced table is retired, its memory returned and its addresses kept
+// until the filter dies.
+//
+// Copies: a key inserted again takes a slot like any key, or an eviction
+// path. A copy with neither, while the table is below kCopyGrowShare of
+// its load limit, is counted beside the longest entry it matches
+// (`extra_`: first bucket and payload -> copies) instead of making the
+// table grow. A split counts an entry it cannot place beside the longest
+// entry of its buckets that is a prefix of it (an earlier copy, shorter by
+// the splits since), or takes for it the slot of a copy that it counts
+// beside such a prefix. A count acts as that many entries equal to the one
+// it is beside, which covers every key the copy did: lookups need only the
+// entry, and Erase takes a count before the entry. A count costs 21-43
+// bytes (copy_counts.h) where a slot costs 2-3, so copies take slots
+// where they can.
+//
+// Options: first_member_fpr_share s, when set, is the share of the target
+// the planned phases may spend (1 - kReserve otherwise), and
+// first_member_max_load the load limit at every width (kMaxLoad
+// otherwise): the filter has one table, which is its first member.
 
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "dynamic/copy_counts.h"
 #include "dynamic/growing_table.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
@@ -36,25 +63,60 @@ class GrowingFilter {
   static constexpr unsigned kStartSlots = 5;
   static constexpr double kMaxLoad = 0.95;
   static constexpr double kReserve = 1.0 / 16;
+  // Below this share of the load limit a copy with no room is counted; at
+  // or above it the table grows. A split leaves the table at 0.68-0.76 of
+  // the limit, so a lower share makes copies widen a just-split table.
+  static constexpr double kCopyGrowShare = 0.8;
   // New entries get at least this many fp bits, however loose the target.
   // An entry whose fp is used up (L = 0) is copied to both children at
   // every later split, so a class of entries written at L takes 2^-L of
   // the table once its fp is used up: at 8, 0.4% per class.
   static constexpr unsigned kMinEntryBits = 8;
 
-  // InvalidArgument as DynamicCuckooFilter::Create (target_fpr in (0, 0.5),
-  // initial_capacity >= 1, expected_max_keys 0 or >= initial_capacity).
+  // InvalidArgument as DynamicCuckooFilter::Create: target_fpr in
+  // (0, 0.5), initial_capacity in [1, 2^40], expected_max_keys at most
+  // 2^40 (below initial_capacity: no growth planned), the share in (0, 1)
+  // and the load in [0.5, 0.95] when set. kFull: no memory.
   static DynamicStatus Create(const DynamicCuckooOptions& options,
                               std::unique_ptr<GrowingFilter>* out);
 
   DynamicStatus InsertHash(uint64_t hash);
   DynamicStatus EraseHash(uint64_t hash);
-  bool ContainsHash(uint64_t hash) const { return table_->Contains(table_->ProbeFor(hash)); }
+  bool ContainsHash(uint64_t hash) const {
+    for (;;) {
+      const uint64_t s1 = seq_.load(std::memory_order_acquire);
+      const GrowingTable* t = published_.load(std::memory_order_acquire);
+      if (t->Contains(t->ProbeFor(hash))) return true;
+      // Not found: valid only if no entry moved and no table was replaced.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (seq_.load(std::memory_order_relaxed) == s1 && (s1 & 1) == 0) return false;
+    }
+  }
+  void PrefetchHash(uint64_t hash) const {
+    const GrowingTable* t = published_.load(std::memory_order_acquire);
+    t->PrefetchBuckets(t->ProbeFor(hash));
+  }
 
-  uint64_t Size() const { return size_; }
-  size_t MemoryBytes() const { return table_->MemoryBytes(); }
-  double ExpectedFpr() const { return table_->ExpectedFpr(); }
+  uint64_t Size() const { return size_.load(std::memory_order_relaxed); }
+  size_t MemoryBytes() const {
+    return published_.load(std::memory_order_acquire)->MemoryBytes() +
+           side_bytes_.load(std::memory_order_relaxed);
+  }
+  // Copies counted beside their entries (tests).
+  uint64_t ExtraCopies() const;
+  double ExpectedFpr() const { return published_.load(std::memory_order_acquire)->ExpectedFpr(); }
+  const DynamicCuckooOptions& options() const { return options_; }
+  // The writer's table (not for readers while a writer runs).
   const GrowingTable& table() const { return *table_; }
+
+  // Encoding (growing_format.cc, docs/format.md): the options, the size and
+  // the table; `exact`, for checked mode, is appended by the caller.
+  void SaveTo(std::string* out) const;
+  // Reads what SaveTo wrote from `bytes` (the options checked by Create,
+  // the table's shape against them and the input's length, every slot);
+  // kCorrupt otherwise. On success *consumed is the bytes read.
+  static DynamicStatus LoadFrom(std::string_view bytes, size_t* consumed,
+                                std::unique_ptr<GrowingFilter>* out);
   unsigned phase() const { return phase_; }
   unsigned planned_phases() const { return planned_; }
   unsigned new_entry_bits() const { return new_l_; }  // L of entries written now
@@ -73,13 +135,40 @@ class GrowingFilter {
   // every entry). kFull when the table would pass kMaxBuckets or cannot
   // be allocated; nothing changed then.
   DynamicStatus Grow();
+  // Makes `t` the table readers see, and retires the one it replaces.
+  void Publish(std::unique_ptr<GrowingTable> t);
+  // extra_'s key for a copy of `payload` in the pair of first bucket i1
+  // (i1 < 2^39, payload < 2^57: 96 bits).
+  static uint64_t ExtraA(uint64_t i1, uint64_t payload) { return i1 | ((payload >> 32) << 39); }
+  static uint32_t ExtraB(uint64_t payload) { return static_cast<uint32_t>(payload); }
+  static uint64_t ExtraI1(uint64_t a) { return a & ((uint64_t{1} << 39) - 1); }
+  static uint64_t ExtraPayload(uint64_t a, uint32_t b) { return ((a >> 39) << 32) | b; }
+  void AddExtra(uint64_t i1, uint64_t payload);
+  // Copies of p's key: its matches and their counts. `longest`: the
+  // longest match's payload (0: none).
+  unsigned CopiesOf(const GrowingTable::Probe& p, uint64_t* longest) const;
+  // The counts after a split into `to` (each follows its entry), plus the
+  // entries the split could not place: each counted beside a prefix of it,
+  // or placed where a copy in its buckets was counted beside a prefix of
+  // that copy. False: one found neither.
+  bool SplitCounts(GrowingTable* to, const std::vector<GrowingTable::Unplaced>& unplaced,
+                   CopyCounts* out) const;
+  // The base bucket count and planned phases the options give.
+  static uint64_t BaseFor(const DynamicCuckooOptions& options);
 
   DynamicCuckooOptions options_;
-  std::unique_ptr<GrowingTable> table_;
+  double max_load_ = kMaxLoad;
+  double plan_share_ = 1 - kReserve;  // of the target, for the planned phases
+  std::vector<std::unique_ptr<GrowingTable>> owned_;  // every table, retired or not
+  GrowingTable* table_ = nullptr;                     // the writer's: owned_.back()
+  std::atomic<GrowingTable*> published_{nullptr};
+  std::atomic<uint64_t> seq_{0};  // odd while entries move or the table changes
+  std::atomic<uint64_t> size_{0};
+  CopyCounts extra_;
+  std::atomic<size_t> side_bytes_{0};  // extra_'s
   unsigned phase_ = 1;
   unsigned planned_ = 1;
   unsigned new_l_ = 0;
-  uint64_t size_ = 0;
 };
 
 }  // namespace dynamic_cuckoo

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+
+#include "dynamic/table_memory.h"
 
 namespace sstfilter {
 namespace dynamic_cuckoo {
@@ -17,14 +20,35 @@ GrowingTable::GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots
       words_count_((buckets_ * slots * W_ + 63) / 64),
       tail_mask_((uint64_t{1} << (fp_bits + 1)) - 1),
       heads_top_(0),
-      words_(new std::atomic<uint64_t>[words_count_ + 1]) {
-  for (uint64_t i = 0; i <= words_count_; ++i) words_[i].store(0, std::memory_order_relaxed);
+      map_bytes_((words_count_ + 1) * sizeof(uint64_t)) {
+  // Zero pages are zero-valued atomics (a plain 8-byte word here).
+  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t), "atomic layout");
+  words_ = new (MapZeroed(map_bytes_)) std::atomic<uint64_t>[words_count_ + 1];
   for (unsigned k = 0; k < slots && k < kHeadsPerWord; ++k) {
     heads_top_ |= uint64_t{1} << (k * kHeadBits + kHeadBits - 1);
   }
   for (uint64_t t = 0; t < (1U << kTagBits); ++t) {
     offset_[t] = 1 + FastRange64(Mix64(t + 0x9e3779b97f4a7c15ULL), buckets_ - 1);
   }
+}
+
+GrowingTable::~GrowingTable() { Unmap(words_, map_bytes_); }
+
+void GrowingTable::Retire() { ReleasePages(words_, map_bytes_); }
+
+bool GrowingTable::Recount() {
+  entries_ = 0;
+  for (uint64_t& c : by_length_) c = 0;
+  for (uint64_t b = 0; b < buckets_; ++b) {
+    for (unsigned k = 0; k < w_; ++k) {
+      const uint64_t e = Slot(b, k);
+      if (e == 0) continue;
+      if ((e & tail_mask_) == 0) return false;  // a head with no tail
+      Count(e, 1);
+    }
+  }
+  const uint64_t used_bits = buckets_ * w_ * W_;
+  return (used_bits & 63) == 0 || (Word(words_count_ - 1) >> (used_bits & 63)) == 0;
 }
 
 double GrowingTable::MatchMass() const {
@@ -78,7 +102,7 @@ unsigned GrowingTable::CountMatches(const Probe& p) const {
   return BucketHas<kAll>(p.i1, p.code) + BucketHas<kAll>(p.i2, p.code | SecondBit());
 }
 
-bool GrowingTable::Insert(const Probe& p, unsigned L) {
+bool GrowingTable::Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq) {
   const uint64_t e = EntryAt(p.code, L);
   // The emptier bucket first: fewer full buckets, fewer eviction searches.
   unsigned free1 = 0, free2 = 0;
@@ -87,7 +111,7 @@ bool GrowingTable::Insert(const Probe& p, unsigned L) {
     if (IsFree(p.i1, k) && free1++ == 0) k1 = static_cast<int>(k);
     if (IsFree(p.i2, k) && free2++ == 0) k2 = static_cast<int>(k);
   }
-  if (free1 + free2 == 0) return SearchPlace(p.i1, e);
+  if (free1 + free2 == 0) return SearchPlace(p.i1, e, seq);
   if (free2 > free1) {
     SetSlot(p.i2, static_cast<unsigned>(k2), e | SecondBit());
   } else {
@@ -97,28 +121,71 @@ bool GrowingTable::Insert(const Probe& p, unsigned L) {
   return true;
 }
 
-bool GrowingTable::Erase(const Probe& p) {
-  // The longest match: the fewest trailing zeros.
-  uint64_t best_bucket = 0;
-  unsigned best_slot = 0;
-  int best_tz = 64;
+unsigned GrowingTable::FindMatches(const Probe& p, Found* out) const {
+  unsigned n = 0;
   for (int which = 0; which < 2; ++which) {
     const uint64_t b = which == 0 ? p.i1 : p.i2;
     const uint64_t code = which == 0 ? p.code : p.code | SecondBit();
     for (unsigned k = 0; k < w_; ++k) {
       const uint64_t e = Slot(b, k);
-      if (!Matches(e, code)) continue;
-      const int tz = __builtin_ctzll(e);
-      if (tz < best_tz) {
-        best_tz = tz;
-        best_bucket = b;
-        best_slot = k;
-      }
+      if (Matches(e, code)) out[n++] = {b, k, PayloadOf(e)};
     }
   }
-  if (best_tz == 64) return false;
-  Count(Slot(best_bucket, best_slot), -1);
-  SetSlot(best_bucket, best_slot, 0);
+  return n;
+}
+
+uint64_t GrowingTable::LongestPrefix(uint64_t i1, uint64_t entry) const {
+  const unsigned length = LengthOf(entry);
+  const Probe p{i1, Second(i1, TagOf(entry)), entry};
+  Found found[2 * kMaxSlots];
+  const unsigned n = FindMatches(p, found);
+  uint64_t best = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    const unsigned L = PayloadLength(found[j].payload);
+    if (L <= length && (best == 0 || L > PayloadLength(best))) best = found[j].payload;
+  }
+  return best;
+}
+
+bool GrowingTable::MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* payload) {
+  for (unsigned k = 0; k < w_; ++k) {
+    const uint64_t e = Slot(bucket, k);
+    if (e == 0) continue;
+    const uint64_t tag = TagOf(e);
+    const uint64_t first = (e & SecondBit()) ? First(bucket, tag) : bucket;
+    const Probe p{first, Second(first, tag), e & (SecondBit() - 1)};
+    Found found[2 * kMaxSlots];
+    const unsigned n = FindMatches(p, found);
+    const unsigned length = LengthOf(e);
+    for (unsigned j = 0; j < n; ++j) {
+      if ((found[j].bucket == bucket && found[j].slot == k) ||
+          PayloadLength(found[j].payload) > length) {
+        continue;
+      }
+      *i1 = first;
+      *payload = found[j].payload;
+      RemoveAt(bucket, k);
+      return true;
+    }
+  }
+  return false;
+}
+
+void GrowingTable::RemoveAt(uint64_t bucket, unsigned slot) {
+  Count(Slot(bucket, slot), -1);
+  SetSlot(bucket, slot, 0);
+}
+
+bool GrowingTable::Erase(const Probe& p) {
+  Found found[2 * kMaxSlots];
+  const unsigned n = FindMatches(p, found);
+  if (n == 0) return false;
+  // The longest match: the largest payload length.
+  unsigned best = 0;
+  for (unsigned j = 1; j < n; ++j) {
+    if (PayloadLength(found[j].payload) > PayloadLength(found[best].payload)) best = j;
+  }
+  RemoveAt(found[best].bucket, found[best].slot);
   return true;
 }
 
@@ -136,7 +203,7 @@ bool GrowingTable::Place(uint64_t i1, uint64_t e) {
     Count(e, 1);
     return true;
   }
-  return SearchPlace(i1, e);
+  return SearchPlace(i1, e, nullptr);
 }
 
 bool GrowingTable::PathIsSimple(int32_t node) const {
@@ -152,7 +219,7 @@ bool GrowingTable::PathIsSimple(int32_t node) const {
   return true;
 }
 
-bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e) {
+bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq) {
   // Breadth-first over "the entry in this slot moves to its other bucket";
   // the path is then applied back to front, each entry written to its new
   // slot before its old slot is overwritten. Roots: i1 (node 0), i2.
@@ -178,6 +245,11 @@ bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e) {
         if (free_k < 0 || !PathIsSimple(static_cast<int32_t>(c))) continue;
         int32_t node = static_cast<int32_t>(c);
         unsigned dest_slot = static_cast<unsigned>(free_k);
+        const uint64_t s = seq != nullptr ? seq->load(std::memory_order_relaxed) : 0;
+        if (seq != nullptr) {
+          seq->store(s + 1, std::memory_order_relaxed);
+          std::atomic_thread_fence(std::memory_order_release);
+        }
         while (nodes_[node].parent >= 0) {
           const Node& n = nodes_[node];
           SetSlot(n.bucket, dest_slot, Slot(nodes_[n.parent].bucket, n.slot) ^ SecondBit());
@@ -185,6 +257,7 @@ bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e) {
           node = n.parent;
         }
         SetSlot(nodes_[node].bucket, dest_slot, node == 0 ? e : e | SecondBit());
+        if (seq != nullptr) seq->store(s + 2, std::memory_order_release);
         Count(e, 1);
         return true;
       }
@@ -209,11 +282,8 @@ void GrowingTable::WidenInto(GrowingTable* to) const {
   }
 }
 
-bool GrowingTable::SplitInto(GrowingTable* to) const {
-  struct Pending {
-    uint64_t i1, entry;
-  };
-  std::vector<Pending> overflow;
+void GrowingTable::SplitInto(GrowingTable* to, std::vector<Unplaced>* unplaced) const {
+  std::vector<Unplaced> overflow;
   const uint64_t low = SecondBit() - 1;
   for (uint64_t i = 0; i < buckets_; ++i) {
     for (unsigned k = 0; k < w_; ++k) {
@@ -248,10 +318,9 @@ bool GrowingTable::SplitInto(GrowingTable* to) const {
       }
     }
   }
-  for (const Pending& o : overflow) {
-    if (!to->Place(o.i1, o.entry)) return false;
+  for (const Unplaced& o : overflow) {
+    if (!to->Place(o.i1, o.entry)) unplaced->push_back(o);
   }
-  return true;
 }
 
 }  // namespace dynamic_cuckoo

@@ -34,9 +34,12 @@
 // at every size (the doubling table of dynamic_cuckoo_table.h keeps each
 // entry within one of 2^k components, whose loads drift apart).
 //
-// Thread safety: one writer. Words are atomics read relaxed, so that
-// readers can be added as in dynamic_cuckoo_table.h; nothing here
-// publishes yet.
+// Thread safety: one writer, any number of readers. Words are atomics,
+// loaded relaxed. A slot is written as two fields (SetSlot says in which
+// order); an eviction path is written back to front inside the owner's
+// seqlock (`seq`, odd meanwhile), so a reader that found nothing while it
+// changed retries. A growth step fills a new table privately; the owner
+// publishes it and retires this one.
 
 #pragma once
 
@@ -62,6 +65,7 @@ class GrowingTable {
   // Requires base_buckets >= 2, kMinSlots <= slots <= kMaxSlots,
   // fp_bits <= kMaxFpBits. Throws std::bad_alloc when memory is short.
   GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots, unsigned fp_bits);
+  ~GrowingTable();
   GrowingTable(const GrowingTable&) = delete;
   GrowingTable& operator=(const GrowingTable&) = delete;
 
@@ -124,10 +128,40 @@ class GrowingTable {
   }
   // Entries of p's buckets that match it (of any length).
   unsigned CountMatches(const Probe& p) const;
+  // An entry named apart from its slot: [1][tag][fp: L][1], the same at
+  // any F and in either bucket (the leading 1 keeps a tag's leading zeros,
+  // so the length tells L). With the key's first bucket it names a copy.
+  uint64_t PayloadOf(uint64_t entry) const {
+    return ((entry & (SecondBit() - 1)) | SecondBit()) >> __builtin_ctzll(entry);
+  }
+  // The L of a payload.
+  static unsigned PayloadLength(uint64_t payload) {
+    return 64 - static_cast<unsigned>(__builtin_clzll(payload)) - kTagBits - 2;
+  }
+  struct Found {
+    uint64_t bucket;
+    unsigned slot;
+    uint64_t payload;
+  };
+  // The entries that match p, at most 2 * kMaxSlots, in slot order.
+  unsigned FindMatches(const Probe& p, Found* out) const;
+  // The payload of the longest entry, in the buckets of first bucket i1,
+  // that is a prefix of `entry` (a = 0, no longer than it): what covers
+  // every key `entry` covers. 0: none.
+  uint64_t LongestPrefix(uint64_t i1, uint64_t entry) const;
+  // Frees a slot of `bucket` whose entry has a prefix elsewhere in its own
+  // buckets: removes it and returns its first bucket and that prefix's
+  // payload, for the owner to count. False: no such entry.
+  bool MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* payload);
+  // Places entry e (a = 0) of a key whose first bucket is i1, as Insert
+  // (no readers).
+  bool Place(uint64_t i1, uint64_t e);
+  void RemoveAt(uint64_t bucket, unsigned slot);
   // Writes the key's entry at length L in a free slot of its buckets, else
-  // along the shortest eviction path a bounded breadth-first search finds.
-  // False: no room, nothing changed.
-  bool Insert(const Probe& p, unsigned L);
+  // along the shortest eviction path a bounded breadth-first search finds,
+  // inside seq's odd phase (null: no readers). False: no room, nothing
+  // changed.
+  bool Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq = nullptr);
   // Removes the longest entry that matches p. That entry may be another
   // key's, and it is then safe to remove: a key whose entry matches p at
   // length L has p's i1, tag and first L fp bits, so p's own entry, no
@@ -140,9 +174,28 @@ class GrowingTable {
   void WidenInto(GrowingTable* to) const;
   // Split: same base, level + 1, to->fp_bits() >= the longest L - 1. Each
   // entry is placed from its new i1 as Insert would; those that find both
-  // buckets full wait until every other entry is in. False if one of them
-  // then finds no eviction path (`to` is to be discarded).
-  bool SplitInto(GrowingTable* to) const;
+  // buckets full wait until every other entry is in, and those that then
+  // find no eviction path go to `unplaced` (first bucket, entry with a = 0)
+  // for the owner to count as copies, or to give up on `to`.
+  struct Unplaced {
+    uint64_t i1, entry;
+  };
+  void SplitInto(GrowingTable* to, std::vector<Unplaced>* unplaced) const;
+
+  // Gives the memory back to the system; the addresses stay mapped and
+  // read as empty slots, so a reader still holding this table finds
+  // nothing and its seqlock check sends it to the new table.
+  void Retire();
+  void PrefetchBuckets(const Probe& p) const {
+    __builtin_prefetch(&words_[(p.i1 * w_ * W_) >> 6]);
+    __builtin_prefetch(&words_[(p.i2 * w_ * W_) >> 6]);
+  }
+  // Raw words for Save/Load; Recount after raw writes (false: a slot or
+  // the padding past the last slot holds what no Insert writes).
+  uint64_t num_words() const { return words_count_; }
+  uint64_t Word(uint64_t i) const { return words_[i].load(std::memory_order_relaxed); }
+  void SetWord(uint64_t i, uint64_t v) { words_[i].store(v, std::memory_order_relaxed); }
+  bool Recount();
 
   // Slot k of a bucket, as stored (0: empty).
   uint64_t Slot(uint64_t bucket, unsigned k) const {
@@ -214,9 +267,7 @@ class GrowingTable {
   uint64_t OtherBucket(uint64_t bucket, uint64_t entry) const {
     return (entry & SecondBit()) ? First(bucket, TagOf(entry)) : Second(bucket, TagOf(entry));
   }
-  // Places entry e (a = 0) of a key whose first bucket is i1.
-  bool Place(uint64_t i1, uint64_t e);
-  bool SearchPlace(uint64_t i1, uint64_t e);
+  bool SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq);
   bool PathIsSimple(int32_t node) const;
   void Count(uint64_t entry, int64_t d) {
     entries_ += static_cast<uint64_t>(d);
@@ -232,7 +283,8 @@ class GrowingTable {
   uint64_t words_count_;  // plus one padding word, so Window may read w + 1
   uint64_t tail_mask_;    // the low F + 1 bits
   uint64_t heads_top_;    // the top bit of each of the first min(w, 7) heads
-  std::unique_ptr<std::atomic<uint64_t>[]> words_;
+  size_t map_bytes_;
+  std::atomic<uint64_t>* words_;  // in anonymous zero pages
   uint64_t offset_[1U << kTagBits];  // d(tag), 1 <= d < B
   uint64_t entries_ = 0;
   uint64_t by_length_[kMaxFpBits + 1] = {};

@@ -73,28 +73,17 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
                                            std::unique_ptr<DynamicCuckooFilter>* out) const {
   DynamicCuckooOptions o;
   o.target_fpr = options.target_fpr;
-  // Growth is paid for up front in fingerprint bits (one per planned
-  // doubling). A family of `capacity` keys (the rebuilt count plus
-  // headroom) is planned as capacity/2 doubling once, so the doubling is
-  // spent while the rebuild fills it and the guard opens with no spare bit.
-  // The first member, sized for the keys the DB holds, takes 90% of the FPR
-  // target (the standard schedule gives it 61% and keeps the rest for
-  // members that exist only once the DB outgrows its rebuilt size) and
-  // fills to 90% instead of 95%: at 0.1%, 13-bit fingerprints at <= 85%
-  // load when it opens, about 15.4 bits/key, where the standard schedule
-  // needs 14 bits at 89% (15.7). Above about 90% load most cuckoo inserts
-  // must evict, the search reads up to 8 buckets per step, and a new
-  // key's write paid for it (guard_bench: 0.79-0.89x unguarded in the
-  // rounds that filled the first member from 89% to 95%, 0.88-0.93x in the
-  // rest; docs/design/key_guard.md). Growth past `capacity` then starts a second
-  // member, which plans one doubling of its own from there, so the members
-  // stay few (one more per doubling of the DB after it, at most). Small and
-  // new families plan for 2^20 keys (more spare bits, one table).
+  // Sized for the keys the DB holds plus headroom (`capacity`), with no
+  // growth planned: the first phase takes 90% of the FPR target and the
+  // rest is kept for growth past `capacity`, which widens the table's
+  // buckets and splits them without spare bits (dynamic/growing_filter.h).
+  // It fills to 90% instead of 95%: above about 90% load most cuckoo
+  // inserts must evict, and a new key's write pays for the search
+  // (docs/design/key_guard.md).
   o.first_member_fpr_share = kGuardFirstMemberFprShare;
   o.first_member_max_load = kGuardFirstMemberMaxLoad;
-  const uint64_t planned = std::max<uint64_t>(capacity, uint64_t{1} << 20);
-  o.initial_capacity = std::max<uint64_t>(capacity - capacity / 2, 1024);  // ceil(capacity/2)
-  o.expected_max_keys = std::max<uint64_t>(planned, 2 * o.initial_capacity);
+  o.initial_capacity = std::max<uint64_t>(capacity, 1024);
+  o.expected_max_keys = o.initial_capacity;
   o.checked = options.checked;
   const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
   if (s != DynamicStatus::kOk) {

@@ -26,8 +26,12 @@ namespace {
 uint64_t StableHash(uint64_t i) { return Mix64(i * 2 + 1); }
 uint64_t ChurnHash(uint64_t i) { return Mix64(i * 2 + 2); }
 
-TEST(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth) {
+// Both formats: 0 (the newest) and 4 (the doubling tables).
+class DynamicCuckooConcurrencyTest : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth) {
   DynamicCuckooOptions o;
+  o.format_version = GetParam();
   o.target_fpr = 0.01;
   o.initial_capacity = 256;  // many growth steps
   std::unique_ptr<DynamicCuckooFilter> f;
@@ -74,6 +78,8 @@ TEST(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth) {
   EXPECT_EQ(f->Size(), n + 100);
   for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f->ContainsHash(StableHash(i)));
 }
+
+INSTANTIATE_TEST_SUITE_P(Formats, DynamicCuckooConcurrencyTest, ::testing::Values(0u, 4u));
 
 }  // namespace
 }  // namespace sstfilter

@@ -1,4 +1,4 @@
-// DynamicCuckooFilter's copies: k copies of a key cost about what k
+// DynamicCuckooFilter's copies in the doubling format (versions 1 to 4): k copies of a key cost about what k
 // distinct keys cost, and an Erase that cannot tell which member holds a key
 // never makes a later Insert of it lie with kTooManyCopies.
 
@@ -21,7 +21,7 @@ std::string Key(uint64_t i) { return "key" + std::to_string(i); }
 
 // Memory of n keys inserted `copies` times each, round after round.
 size_t MemoryOf(uint64_t n, int copies) {
-  auto f = NewDynamic();
+  auto f = NewDynamic(1024, 0, test::kLegacyFormat);
   for (int c = 0; c < copies; ++c) {
     for (uint64_t i = 0; i < n; ++i) EXPECT_EQ(f->Insert(Key(i)), DynamicStatus::kOk) << i;
   }
@@ -47,7 +47,7 @@ TEST(DynamicCuckooCopiesTest, CopiesCostAboutWhatDistinctKeysCost) {
 // to leave a stale copy that kept counting, so a key with no copy left got
 // kTooManyCopies (113,923 times in 1.36M operations in one configuration).
 TEST(DynamicCuckooCopiesTest, AmbiguousErasesNeverMakeInsertLie) {
-  auto f = NewDynamic(1024, 1024);
+  auto f = NewDynamic(1024, 1024, test::kLegacyFormat);
   std::map<uint64_t, unsigned> model;
   uint64_t rng = 42, lies = 0, missed = 0, size = 0;
   constexpr uint64_t kKeys = 100'000;
@@ -94,7 +94,7 @@ TEST(DynamicCuckooCopiesTest, AmbiguousErasesNeverMakeInsertLie) {
 // afterwards, and the filter keeps its memory (it never shrinks: the
 // header's remedy is a rebuild into a new filter).
 TEST(DynamicCuckooCopiesTest, FullyErasedKeysInsertAgain) {
-  auto f = NewDynamic(1024, 1024);
+  auto f = NewDynamic(1024, 1024, test::kLegacyFormat);
   constexpr uint64_t kKeys = 50'000;
   for (int c = 0; c < 3; ++c) {
     for (uint64_t i = 0; i < kKeys; ++i) ASSERT_EQ(f->Insert(Key(i)), DynamicStatus::kOk);

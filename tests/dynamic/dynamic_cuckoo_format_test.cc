@@ -27,6 +27,7 @@ using test::Make;
 // neither, or states values Create refuses.
 TEST(DynamicCuckooTest, FirstMemberOptionsSaveAsVersion2) {
   DynamicCuckooOptions o;
+  o.format_version = test::kLegacyFormat;
   o.target_fpr = 0.01;
   o.initial_capacity = 1000;
   o.first_member_fpr_share = 0.9;
@@ -46,7 +47,7 @@ TEST(DynamicCuckooTest, FirstMemberOptionsSaveAsVersion2) {
   g->Save(&again);
   EXPECT_EQ(again, bytes);
   // The standard schedule still saves as version 1.
-  auto standard = Make(0.01, 1000);
+  auto standard = Make(0.01, 1000, false, test::kLegacyFormat);
   std::string v1;
   standard->Save(&v1);
   EXPECT_EQ(v1[4], 1);
@@ -72,7 +73,7 @@ TEST(DynamicCuckooTest, FirstMemberOptionsSaveAsVersion2) {
 
 TEST(DynamicCuckooTest, SaveLoadRoundTrip) {
   for (bool checked : {false, true}) {
-    auto f = Make(0.001, 500, checked);
+    auto f = Make(0.001, 500, checked, test::kLegacyFormat);
     for (uint64_t i = 0; i < 20000; ++i) ASSERT_EQ(f->Insert(Key(i)), DynamicStatus::kOk);
     for (uint64_t i = 0; i < 20000; i += 3) ASSERT_EQ(f->Erase(Key(i)), DynamicStatus::kOk);
     std::string bytes = "prefix";
@@ -98,7 +99,7 @@ TEST(DynamicCuckooTest, SaveLoadRoundTrip) {
 }
 
 TEST(DynamicCuckooTest, DamagedInputIsCorrupt) {
-  auto f = Make(0.01, 100, true);
+  auto f = Make(0.01, 100, true, test::kLegacyFormat);
   for (uint64_t i = 0; i < 300; ++i) ASSERT_EQ(f->Insert(Key(i)), DynamicStatus::kOk);
   std::string bytes;
   f->Save(&bytes);
@@ -128,6 +129,7 @@ TEST(DynamicCuckooTest, DamagedInputIsCorrupt) {
 // is a format change and needs a new version number.
 TEST(DynamicCuckooTest, GoldenBytes) {
   DynamicCuckooOptions o;
+  o.format_version = test::kLegacyFormat;
   o.target_fpr = 0.01;
   o.initial_capacity = 8;
   o.checked = true;

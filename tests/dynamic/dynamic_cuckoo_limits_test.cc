@@ -1,4 +1,4 @@
-// DynamicCuckooFilter's limits: growth past the planned size never stops
+// DynamicCuckooFilter's limits in the doubling format (versions 1 to 4): growth past the planned size never stops
 // short of memory and keeps the members few; Load checks every size field
 // against the input before it allocates anything.
 
@@ -37,21 +37,21 @@ void FillAndCheck(DynamicCuckooFilter* f, uint64_t n) {
 // to add members of its first member's size: kFull at insert #49,248 for
 // 1024/1024, 20 members at 2M keys for 100000/100000.
 TEST(DynamicCuckooLimitsTest, GrowsPastAFilterPlannedNotToGrow) {
-  auto small = NewDynamic(1024, 1024);
+  auto small = NewDynamic(1024, 1024, test::kLegacyFormat);
   FillAndCheck(small.get(), 1'000'000);
   // 1024 -> 1M is 2^10: member 1 covers 2^5 (from 2x to 32x), member 2
   // the next 2^5 (to 1024x), member 3 the rest.
   EXPECT_LE(small->Members(), 4u);
   EXPECT_LE(8.0 * small->MemoryBytes() / small->Size(), 40.0);
 
-  auto large = NewDynamic(100'000, 100'000);
+  auto large = NewDynamic(100'000, 100'000, test::kLegacyFormat);
   FillAndCheck(large.get(), 2'000'000);
   EXPECT_LE(large->Members(), 3u);
   EXPECT_LE(8.0 * large->MemoryBytes() / large->Size(), 40.0);
 }
 
 TEST(DynamicCuckooLimitsTest, GrownFiltersRoundTrip) {
-  auto f = NewDynamic(1024, 1024);
+  auto f = NewDynamic(1024, 1024, test::kLegacyFormat);
   FillAndCheck(f.get(), 100'000);
   ASSERT_GT(f->Members(), 1u);
   std::string bytes;
@@ -72,7 +72,7 @@ TEST(DynamicCuckooLimitsTest, GrownFiltersRoundTrip) {
   PutFixed32(&bytes, ContentChecksum(bytes.data(), body));
   EXPECT_EQ(DynamicCuckooFilter::Load(bytes, &g), DynamicStatus::kCorrupt);
   // Options the two rules plan alike still save as version 1.
-  auto planned = NewDynamic(1024, 1 << 20);
+  auto planned = NewDynamic(1024, 1 << 20, test::kLegacyFormat);
   FillAndCheck(planned.get(), 5000);
   std::string v1;
   planned->Save(&v1);
@@ -122,7 +122,7 @@ uint64_t VmPeakBytes() {
 // Size fields set to huge values, the checksum made right again: kCorrupt,
 // with no exception and no large mapping on the way.
 TEST(DynamicCuckooLimitsTest, LoadChecksSizesBeforeAllocating) {
-  auto f = NewDynamic(1024, 0);
+  auto f = NewDynamic(1024, 0, test::kLegacyFormat);
   FillAndCheck(f.get(), 500);
   std::string saved;
   f->Save(&saved);
@@ -167,6 +167,7 @@ TEST(DynamicCuckooLimitsTest, LoadChecksSizesBeforeAllocating) {
 // overflow, found by the fuzzer).
 TEST(DynamicCuckooLimitsTest, LoadChecksOptionsBeforePlanning) {
   DynamicCuckooOptions o;
+  o.format_version = test::kLegacyFormat;
   o.first_member_fpr_share = 0.9;
   o.first_member_max_load = 0.9;
   std::unique_ptr<DynamicCuckooFilter> f;

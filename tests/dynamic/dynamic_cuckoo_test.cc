@@ -55,6 +55,7 @@ TEST(DynamicCuckooTest, RejectsBadFirstMemberOptions) {
 // after it share the remaining 10%, so the target holds through growth.
 TEST(DynamicCuckooTest, FirstMemberShareAndLoadLimit) {
   DynamicCuckooOptions o;
+  o.format_version = test::kLegacyFormat;  // its members' bits and loads
   o.target_fpr = 0.001;
   o.initial_capacity = 20000;
   o.expected_max_keys = 20000;  // no doubling planned: the first member keeps its bits

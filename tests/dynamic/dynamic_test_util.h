@@ -13,12 +13,18 @@
 namespace sstfilter {
 namespace test {
 
+// The doubling format of versions 1 to 4 (DynamicCuckooOptions::format_version):
+// the tests of its members, copy counts and bytes build it by name.
+constexpr uint32_t kLegacyFormat = 4;
+
 // A filter with the default target FPR, these sizes, and no checked mode.
 inline std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial_capacity = 1024,
-                                                       uint64_t expected_max_keys = 0) {
+                                                       uint64_t expected_max_keys = 0,
+                                                       uint32_t format_version = 0) {
   DynamicCuckooOptions o;
   o.initial_capacity = initial_capacity;
   o.expected_max_keys = expected_max_keys;
+  o.format_version = format_version;
   std::unique_ptr<DynamicCuckooFilter> f;
   EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
   return f;
@@ -26,11 +32,13 @@ inline std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial_capacity
 
 // A filter with these options, the rest default.
 inline std::unique_ptr<DynamicCuckooFilter> Make(double fpr = 0.001, uint64_t cap = 1024,
-                                                 bool checked = false) {
+                                                 bool checked = false,
+                                                 uint32_t format_version = 0) {
   DynamicCuckooOptions o;
   o.target_fpr = fpr;
   o.initial_capacity = cap;
   o.checked = checked;
+  o.format_version = format_version;
   std::unique_ptr<DynamicCuckooFilter> f;
   EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
   return f;

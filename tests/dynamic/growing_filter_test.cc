@@ -69,14 +69,17 @@ TEST(GrowingTableTest, SplitsAndWideningsKeepEveryKey) {
   const uint64_t zero_length = t.EntriesOfLength(0), n = t.entries();
   ASSERT_GT(zero_length, 0u);
   GrowingTable split(257, 2, 5, 3);
-  ASSERT_TRUE(t.SplitInto(&split));
+  std::vector<GrowingTable::Unplaced> unplaced;
+  t.SplitInto(&split, &unplaced);
+  ASSERT_TRUE(unplaced.empty());
   EXPECT_EQ(split.entries(), n + zero_length);  // L = 0 entries go to both children
   EXPECT_NEAR(split.ExpectedFpr(), t.ExpectedFpr(), 1e-12 + t.ExpectedFpr() * 1e-9);
   GrowingTable wide(257, 2, 6, 3);
   split.WidenInto(&wide);
   EXPECT_EQ(wide.entries(), split.entries());
   GrowingTable again(257, 3, 8, 2);
-  ASSERT_TRUE(wide.SplitInto(&again));
+  wide.SplitInto(&again, &unplaced);
+  ASSERT_TRUE(unplaced.empty());
   for (const GrowingTable* g : {&split, &wide, &again}) {
     for (uint64_t h : keys) ASSERT_TRUE(g->Contains(g->ProbeFor(h)));
   }
@@ -136,7 +139,9 @@ TEST(GrowingTableTest, ErasesNeverTakeAnotherKeysOnlyEntry) {
   for (int round = 0; round < 20000; ++round) {
     if (round == 10000) {
       auto split = std::make_unique<GrowingTable>(4, 1, 8, 2);
-      ASSERT_TRUE(table->SplitInto(split.get()));
+      std::vector<GrowingTable::Unplaced> unplaced;
+      table->SplitInto(split.get(), &unplaced);
+      ASSERT_TRUE(unplaced.empty());
       table = std::move(split);
     }
     GrowingTable& t = *table;
@@ -188,7 +193,7 @@ TEST(GrowingFilterTest, RejectsBadOptions) {
   o.initial_capacity = 0;
   EXPECT_EQ(GrowingFilter::Create(o, &f), DynamicStatus::kInvalidArgument);
   o.initial_capacity = 100;
-  o.expected_max_keys = 50;
+  o.first_member_max_load = 0.99;
   EXPECT_EQ(GrowingFilter::Create(o, &f), DynamicStatus::kInvalidArgument);
   EXPECT_EQ(f, nullptr);
 }

@@ -9,35 +9,27 @@
 //   whatever else is inserted or erased (as long as every Erase names a key
 //   that was inserted: see Erase), across growth, Save and Load.
 // - A key may be inserted several times (a multiset): up to
-//   kDynamicCuckooMaxCopies copies of its fingerprint in its bucket pair of
-//   the newest table (another key's equal fingerprint there counts too);
-//   the next Insert returns kTooManyCopies and changes nothing. k copies
-//   cost about what k distinct keys cost: each takes a slot where its pair
-//   has room or a path to one; a copy that has neither is counted beside
-//   the slot it copies, 16 bytes per (pair, fingerprint) in a side table
-//   kept at most 3/4 full (docs/results/dynamic_cuckoo.md has the figures).
-// - An Erase that matches the key in two tables cannot tell which holds it:
-//   it leaves that copy in place (stale: it costs FPR, never a miss) and
-//   notes it under the key's hash, so that the key's next Insert takes it
-//   back instead of adding a copy, and kTooManyCopies never counts it.
+//   kDynamicCuckooMaxCopies entries matching it in its two buckets (an
+//   entry of another key that matches it counts too); the next Insert
+//   returns kTooManyCopies and changes nothing. k copies cost about what k
+//   distinct keys cost: each takes a slot or an eviction path, and a copy
+//   with neither is counted beside an entry it matches (docs/results/
+//   dynamic_cuckoo.md has the figures).
 // - Erase never shrinks the filter: after mass deletes, rebuild it (a new
-//   filter, presized with expected_max_keys, fed the remaining keys).
+//   filter, presized with initial_capacity, fed the remaining keys).
 // - ExpectedFpr() <= target_fpr at every size (model FPR; measured FPR agrees
 //   within sampling error, see tools/bench/dynamic_bench).
-// - Space: about l / load bits per key, l = the fingerprint length, which
-//   starts log2(expected_max_keys / initial_capacity) bits above what the
-//   target needs and loses one bit per doubling; load is 47-95%. At 0.1%
-//   that is 1.2x to 4x the static cuckoo filter's bits/key (measured:
-//   docs/results/dynamic_cuckoo.md). A filter planned not to grow
-//   (expected_max_keys = initial_capacity) carries no spare bits until it
-//   outgrows that plan.
-// - Limits: growth never stops short of memory. Past expected_max_keys the
-//   filter adds a member (a table a lookup also probes), and every member
-//   after the first plans at least 4 doublings of its own (16x growth, 4
-//   spare fingerprint bits at its start): a filter that outgrows its plan
-//   by a factor G probes about 1 + log16(G) tables. Insert returns kFull
-//   only when the next table would exceed 2^41 slots or the system cannot
-//   map it.
+// - Space (format version 5, the default): entries lose a fingerprint bit
+//   at each split of the table, and buckets widen from 5 to 8 slots between
+//   splits, so the load stays between about 68% and 95%, with no spare
+//   fingerprint bits (measured against the static cuckoo filter:
+//   docs/results/dynamic_cuckoo.md). Format version 4 pays for growth in
+//   spare fingerprint bits up front and doubles its tables.
+// - Limits: growth never stops short of memory: past expected_max_keys the
+//   filter keeps growing with longer fingerprints for new entries (version
+//   5), or adds members that lookups also probe (version 4). Insert returns
+//   kFull only when the next table would exceed 2^39 buckets or the system
+//   cannot map it.
 // - Memory: tables are anonymous mappings; a replaced table's memory is
 //   returned to the system at once, its address range only when the filter
 //   is destroyed.
@@ -71,14 +63,16 @@ struct DynamicCuckooOptions {
   bool checked = false;             // tests: detect Erase of a key not inserted
                                     // (costs memory; never use in production)
   // The size the filter is planned to reach (0: initial_capacity * 2^17,
-  // about 1,000 -> 131,000,000). Fingerprints start
-  // log2(expected_max_keys / initial_capacity) bits longer than the target
-  // needs, since growth spends one bit per doubling; beyond this size the
-  // filter still grows and keeps the target, at a lookup cost (Limits,
-  // above). At most 2^40.
+  // about 1,000 -> 131,000,000). Version 5 shares the FPR target among the
+  // splits up to this size (15/16 of it) and keeps the rest for growth
+  // beyond; version 4 starts fingerprints log2(expected_max_keys /
+  // initial_capacity) bits longer, one per doubling. Beyond this size the
+  // filter still grows and keeps the target (Limits, above). At most 2^40.
   uint64_t expected_max_keys = 0;
-  // The first member (the table the filter starts with, and doubles while
-  // doublings are planned): its share of target_fpr and its load limit.
+  // The first member (the table the filter starts with; version 5 has only
+  // that one): its share of target_fpr and its load limit. Version 5 takes
+  // the share for the planned growth (instead of 15/16) and the load limit
+  // at every bucket width (instead of 95%). In version 4:
   // 0 for either: the standard schedule, where member j gets
   // 6 / (pi^2 (j+1)^2) of the target (0.61 for the first) and every member
   // fills to 95%. With a share s, the first member gets s and member j >= 1
@@ -89,6 +83,12 @@ struct DynamicCuckooOptions {
   // [0.5, 0.95]. A filter with either set saves as format version 2.
   double first_member_fpr_share = 0;
   double first_member_max_load = 0;
+  // The format the filter is built in, and Save writes. 0: the newest,
+  // version 5 (one table that grows by widening its buckets and splitting
+  // them; docs/design/dynamic_cuckoo.md). 4: the doubling tables of
+  // versions 1 to 4, for readers that predate version 5. Load reads every
+  // version, and a filter keeps the format it was loaded from.
+  uint32_t format_version = 0;
 };
 
 // Copies of one key (more exactly: of one fingerprint in one bucket pair of
@@ -148,8 +148,9 @@ class DynamicCuckooFilter {
   void PrefetchHash(uint64_t hash) const;
 
   uint64_t Size() const;          // inserted minus erased (counting copies)
-  // Tables a lookup probes: 1 until the filter outgrows expected_max_keys,
-  // then about 1 + log16(keys / expected_max_keys) (see Limits).
+  // Tables a lookup probes: 1 in format version 5; in version 4, 1 until
+  // the filter outgrows expected_max_keys, then about
+  // 1 + log16(keys / expected_max_keys) (see Limits).
   uint32_t Members() const;
   size_t MemoryBytes() const;     // bytes of filter state (tables)
   double ExpectedFpr() const;     // model FPR at the current size
@@ -157,6 +158,9 @@ class DynamicCuckooFilter {
 
  private:
   DynamicCuckooFilter();
+  // Load's version 5 branch: `body` without its checksum.
+  static DynamicStatus LoadGrowing(std::string_view body,
+                                   std::unique_ptr<DynamicCuckooFilter>* out);
   struct Rep;
   std::unique_ptr<Rep> rep_;
 };

@@ -26,10 +26,11 @@ using Clock = std::chrono::steady_clock;
 // Figures the closing "Targets" table quotes.
 struct Summary {
   double ratio_max = 0, ratio_mean = 0, fpr_max = 0;
-  double lookup_ratio_max = 0;   // dynamic (grown) / static, worst of pos/neg, in or out of cache
-  double lookup_ratio_one = 0;   // the same for a dynamic filter that has not grown
+  // Dynamic (grown or not) / static, worst of positive and negative: in
+  // cache at equal FPR, out of cache against a static filter of its bytes.
+  double lookup_in_cache = 0, lookup_out_of_cache = 0;
   double insert_mops_min = 1e9;  // dynamic without growth, slowest of the sizes
-  double batch_mops_min = 1e9;   // the same with InsertHashBatch
+  double batch_mops_out = 0;     // InsertHashBatch, out of cache
 };
 extern Summary g_summary;
 
