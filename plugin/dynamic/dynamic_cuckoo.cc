@@ -151,13 +151,13 @@ DynamicCuckooFilter::~DynamicCuckooFilter() = default;
 DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
                                           std::unique_ptr<DynamicCuckooFilter>* out) {
   if (!dynamic_cuckoo::ValidOptions(options) ||
-      (options.format_version != 0 && options.format_version != 4 &&
+      (options.format_version != 0 && options.format_version != 3 &&
        options.format_version != 5)) {
     return DynamicStatus::kInvalidArgument;
   }
   std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
   f->rep_->options = options;
-  if (options.format_version != 4) {
+  if (options.format_version != 3) {
     const DynamicStatus s = dynamic_cuckoo::GrowingFilter::Create(options, &f->rep_->growing);
     if (s != DynamicStatus::kOk) return s;
     *out = std::move(f);

@@ -258,7 +258,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   options.initial_capacity = DecodeFixed64(h + 16);
   options.expected_max_keys = DecodeFixed64(h + 24);
   options.checked = (flags & kFlagChecked) != 0;
-  options.format_version = 4;  // a filter keeps the format it was loaded from
+  options.format_version = 3;  // a filter keeps the format it was loaded from
   const uint64_t size = DecodeFixed64(h + 32);
   const uint32_t members = DecodeFixed32(h + 40);
   if (DecodeFixed32(h + 44) != 0) return kCorrupt;

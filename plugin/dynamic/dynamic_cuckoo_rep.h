@@ -108,7 +108,7 @@ double TableFpr(const DynamicCuckooTable& t);
 struct DynamicCuckooFilter::Rep {
   DynamicCuckooOptions options;
   // Format version 5: the whole filter, and every member below unused.
-  // Null: versions 1 to 4.
+  // Null: versions 1 to 3.
   std::unique_ptr<dynamic_cuckoo::GrowingFilter> growing;
   dynamic_cuckoo::LaterMembers later = dynamic_cuckoo::LaterMembers::kAtLeastLater;
   // Every table ever made, current and retired (writer); readers go

@@ -1,4 +1,4 @@
-// DynamicCuckooFilter's copies in the doubling format (versions 1 to 4): k copies of a key cost about what k
+// DynamicCuckooFilter's copies in the doubling format (versions 1 to 3): k copies of a key cost about what k
 // distinct keys cost, and an Erase that cannot tell which member holds a key
 // never makes a later Insert of it lie with kTooManyCopies.
 

@@ -1,4 +1,4 @@
-// DynamicCuckooFilter's limits in the doubling format (versions 1 to 4): growth past the planned size never stops
+// DynamicCuckooFilter's limits in the doubling format (versions 1 to 3): growth past the planned size never stops
 // short of memory and keeps the members few; Load checks every size field
 // against the input before it allocates anything.
 

@@ -23,11 +23,11 @@
 //   at each split of the table, and buckets widen from 5 to 8 slots between
 //   splits, so the load stays between about 68% and 95%, with no spare
 //   fingerprint bits (measured against the static cuckoo filter:
-//   docs/results/dynamic_cuckoo.md). Format version 4 pays for growth in
-//   spare fingerprint bits up front and doubles its tables.
+//   docs/results/dynamic_cuckoo.md). Format versions 1 to 3 pay for growth in
+//   spare fingerprint bits up front and double their tables.
 // - Limits: growth never stops short of memory: past expected_max_keys the
 //   filter keeps growing with longer fingerprints for new entries (version
-//   5), or adds members that lookups also probe (version 4). Insert returns
+//   5), or adds members that lookups also probe (versions 1 to 3). Insert returns
 //   kFull only when the next table would exceed 2^39 buckets or the system
 //   cannot map it.
 // - Memory: tables are anonymous mappings; a replaced table's memory is
@@ -65,14 +65,14 @@ struct DynamicCuckooOptions {
   // The size the filter is planned to reach (0: initial_capacity * 2^17,
   // about 1,000 -> 131,000,000). Version 5 shares the FPR target among the
   // splits up to this size (15/16 of it) and keeps the rest for growth
-  // beyond; version 4 starts fingerprints log2(expected_max_keys /
+  // beyond; versions 1 to 3 start fingerprints log2(expected_max_keys /
   // initial_capacity) bits longer, one per doubling. Beyond this size the
   // filter still grows and keeps the target (Limits, above). At most 2^40.
   uint64_t expected_max_keys = 0;
   // The first member (the table the filter starts with; version 5 has only
   // that one): its share of target_fpr and its load limit. Version 5 takes
   // the share for the planned growth (instead of 15/16) and the load limit
-  // at every bucket width (instead of 95%). In version 4:
+  // at every bucket width (instead of 95%). In versions 1 to 3:
   // 0 for either: the standard schedule, where member j gets
   // 6 / (pi^2 (j+1)^2) of the target (0.61 for the first) and every member
   // fills to 95%. With a share s, the first member gets s and member j >= 1
@@ -83,11 +83,12 @@ struct DynamicCuckooOptions {
   // [0.5, 0.95]. A filter with either set saves as format version 2.
   double first_member_fpr_share = 0;
   double first_member_max_load = 0;
-  // The format the filter is built in, and Save writes. 0: the newest,
-  // version 5 (one table that grows by widening its buckets and splitting
-  // them; docs/design/dynamic_cuckoo.md). 4: the doubling tables of
-  // versions 1 to 4, for readers that predate version 5. Load reads every
-  // version, and a filter keeps the format it was loaded from.
+  // The format the filter is built in, and Save writes. 0 or 5: version 5
+  // (one table that grows by widening its buckets and splitting them;
+  // docs/design/dynamic_cuckoo.md). 3: the doubling tables of versions 1 to
+  // 3 (Save writes the lowest of them that holds the filter), for readers
+  // that predate version 5. Load reads every version, and a filter keeps
+  // the format it was loaded from.
   uint32_t format_version = 0;
 };
 
@@ -148,7 +149,7 @@ class DynamicCuckooFilter {
   void PrefetchHash(uint64_t hash) const;
 
   uint64_t Size() const;          // inserted minus erased (counting copies)
-  // Tables a lookup probes: 1 in format version 5; in version 4, 1 until
+  // Tables a lookup probes: 1 in format version 5; in versions 1 to 3, 1 until
   // the filter outgrows expected_max_keys, then about
   // 1 + log16(keys / expected_max_keys) (see Limits).
   uint32_t Members() const;
