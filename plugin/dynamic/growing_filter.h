@@ -69,9 +69,11 @@ class GrowingFilter {
   static constexpr double kCopyGrowShare = 0.8;
   // New entries get at least this many fp bits, however loose the target.
   // An entry whose fp is used up (L = 0) is copied to both children at
-  // every later split, so a class of entries written at L takes 2^-L of
-  // the table once its fp is used up: at 8, 0.4% per class.
-  static constexpr unsigned kMinEntryBits = 8;
+  // every later split, so a phase's entries written at L take 2^-L of the
+  // table once their bits are spent (4 splits later at 4, 1/16). The
+  // budget asks for more than 4 at any target below about 2% unless the
+  // filter plans no growth (at 0.1%: 5 then, 8-9 over the default plan).
+  static constexpr unsigned kMinEntryBits = 4;
 
   // InvalidArgument as DynamicCuckooFilter::Create: target_fpr in
   // (0, 0.5), initial_capacity in [1, 2^40], expected_max_keys at most

@@ -73,17 +73,19 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
                                            std::unique_ptr<DynamicCuckooFilter>* out) const {
   DynamicCuckooOptions o;
   o.target_fpr = options.target_fpr;
-  // Sized for the keys the DB holds plus headroom (`capacity`), with no
-  // growth planned: the first phase takes 90% of the FPR target and the
-  // rest is kept for growth past `capacity`, which widens the table's
-  // buckets and splits them without spare bits (dynamic/growing_filter.h).
+  // Sized for the keys the DB holds plus headroom (`capacity`). A family of
+  // 2^20 keys or more plans no growth: its first phase takes 90% of the FPR
+  // target and the rest is kept for growth past `capacity`, which widens
+  // the table's buckets and splits them without spare bits
+  // (dynamic/growing_filter.h). Small and new families plan for 2^20 keys,
+  // so that their growth shares the 90% (a plan costs no bits up front).
   // It fills to 90% instead of 95%: above about 90% load most cuckoo
   // inserts must evict, and a new key's write pays for the search
   // (docs/design/key_guard.md).
   o.first_member_fpr_share = kGuardFirstMemberFprShare;
   o.first_member_max_load = kGuardFirstMemberMaxLoad;
   o.initial_capacity = std::max<uint64_t>(capacity, 1024);
-  o.expected_max_keys = o.initial_capacity;
+  o.expected_max_keys = std::max<uint64_t>(o.initial_capacity, uint64_t{1} << 20);
   o.checked = options.checked;
   const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
   if (s != DynamicStatus::kOk) {

@@ -18,6 +18,7 @@
 
 DECLARE_double(fpr);
 DECLARE_int32(repeats);
+DECLARE_uint32(format_version);
 
 namespace dynamic_bench {
 
