@@ -225,6 +225,7 @@ DynamicStatus GrowingFilter::InsertHash(uint64_t hash) {
       continue;
     }
     const GrowingTable::Probe p = table_->ProbeFor(hash);
+    table_->PrefetchBuckets(p);  // both buckets' misses overlap
     uint64_t longest = 0;
     const unsigned copies = CopiesOf(p, &longest);
     if (copies >= kDynamicCuckooMaxCopies) return DynamicStatus::kTooManyCopies;

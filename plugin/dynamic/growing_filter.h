@@ -94,7 +94,7 @@ class GrowingFilter {
       if (seq_.load(std::memory_order_relaxed) == s1 && (s1 & 1) == 0) return false;
     }
   }
-  void PrefetchHash(uint64_t hash) const {
+  SSTFILTER_ALWAYS_INLINE void PrefetchHash(uint64_t hash) const {
     const GrowingTable* t = published_.load(std::memory_order_acquire);
     t->PrefetchBuckets(t->ProbeFor(hash));
   }

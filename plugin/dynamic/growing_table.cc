@@ -92,30 +92,24 @@ void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
 }
 
 int GrowingTable::FreeSlot(uint64_t bucket) const {
-  for (unsigned k = 0; k < w_; ++k) {
-    if (IsFree(bucket, k)) return static_cast<int>(k);
-  }
-  return -1;
+  const uint32_t free = FreeSlots(bucket);
+  return free != 0 ? __builtin_ctz(free) : -1;
 }
 
 unsigned GrowingTable::CountMatches(const Probe& p) const {
-  return BucketHas<kAll>(p.i1, p.code) + BucketHas<kAll>(p.i2, p.code | SecondBit());
+  return static_cast<unsigned>(__builtin_popcount(BucketHas<kAll>(p.i1, p.code)) +
+                               __builtin_popcount(BucketHas<kAll>(p.i2, p.code | SecondBit())));
 }
 
 bool GrowingTable::Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq) {
   const uint64_t e = EntryAt(p.code, L);
   // The emptier bucket first: fewer full buckets, fewer eviction searches.
-  unsigned free1 = 0, free2 = 0;
-  int k1 = -1, k2 = -1;
-  for (unsigned k = 0; k < w_; ++k) {
-    if (IsFree(p.i1, k) && free1++ == 0) k1 = static_cast<int>(k);
-    if (IsFree(p.i2, k) && free2++ == 0) k2 = static_cast<int>(k);
-  }
-  if (free1 + free2 == 0) return SearchPlace(p.i1, e, seq);
-  if (free2 > free1) {
-    SetSlot(p.i2, static_cast<unsigned>(k2), e | SecondBit());
+  const uint32_t free1 = FreeSlots(p.i1), free2 = FreeSlots(p.i2);
+  if ((free1 | free2) == 0) return SearchPlace(p.i1, e, seq);
+  if (__builtin_popcount(free2) > __builtin_popcount(free1)) {
+    SetSlot(p.i2, static_cast<unsigned>(__builtin_ctz(free2)), e | SecondBit());
   } else {
-    SetSlot(p.i1, static_cast<unsigned>(k1), e);
+    SetSlot(p.i1, static_cast<unsigned>(__builtin_ctz(free1)), e);
   }
   Count(e, 1);
   return true;
@@ -125,10 +119,10 @@ unsigned GrowingTable::FindMatches(const Probe& p, Found* out) const {
   unsigned n = 0;
   for (int which = 0; which < 2; ++which) {
     const uint64_t b = which == 0 ? p.i1 : p.i2;
-    const uint64_t code = which == 0 ? p.code : p.code | SecondBit();
-    for (unsigned k = 0; k < w_; ++k) {
-      const uint64_t e = Slot(b, k);
-      if (Matches(e, code)) out[n++] = {b, k, PayloadOf(e)};
+    for (uint32_t m = BucketHas<kAll>(b, which == 0 ? p.code : p.code | SecondBit()); m != 0;
+         m &= m - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(m));
+      out[n++] = {b, k, PayloadOf(Slot(b, k))};
     }
   }
   return n;

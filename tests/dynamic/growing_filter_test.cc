@@ -131,7 +131,7 @@ TEST(GrowingTableTest, ErasesNeverTakeAnotherKeysOnlyEntry) {
   std::mt19937_64 rng(7);
   std::vector<uint64_t> pool;
   for (uint64_t i = 0; pool.size() < 120; ++i) {
-    if ((Mix64(Pos(i)) >> 56) < 2) pool.push_back(Pos(i));
+    if (GrowingTable::TagFor(Pos(i)) < 2) pool.push_back(Pos(i));
   }
   auto table = std::make_unique<GrowingTable>(4, 0, 8, 3);
   std::map<uint64_t, unsigned> held;  // hash -> copies inserted, not erased
