@@ -226,6 +226,17 @@ DynamicStatus GrowingFilter::InsertHash(uint64_t hash) {
     }
     const GrowingTable::Probe p = table_->ProbeFor(hash);
     table_->PrefetchBuckets(p);  // both buckets' misses overlap
+    const GrowingTable::NewKey r = table_->InsertIfNew(p, new_l_, &seq_);
+    if (r == GrowingTable::NewKey::kNoRoom) {
+      const DynamicStatus s = Grow();
+      if (s != DynamicStatus::kOk) return s;
+      continue;
+    }
+    if (r == GrowingTable::NewKey::kPlaced) {
+      size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      return DynamicStatus::kOk;
+    }
+    // A copy: the key matches already.
     uint64_t longest = 0;
     const unsigned copies = CopiesOf(p, &longest);
     if (copies >= kDynamicCuckooMaxCopies) return DynamicStatus::kTooManyCopies;

@@ -115,6 +115,43 @@ bool GrowingTable::Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq
   return true;
 }
 
+GrowingTable::NewKey GrowingTable::InsertIfNew(const Probe& p, unsigned L,
+                                               std::atomic<uint64_t>* seq) {
+  uint32_t free[2];
+  for (int which = 0; which < 2; ++which) {
+    const uint64_t b = which == 0 ? p.i1 : p.i2;
+    const uint64_t code = which == 0 ? p.code : p.code | SecondBit();
+    const uint64_t pos = b * w_ * W_;
+    const uint64_t window = Window(pos), head = code >> (f_ + 1);
+    uint32_t equal = ZeroHeads(window ^ (head * kHeadOnes)), zero = ZeroHeads(window);
+    for (unsigned k = kHeadsPerWord; k < w_; ++k) {
+      const uint64_t h = Bits(pos + k * kHeadBits, kHeadBits);
+      equal |= static_cast<uint32_t>(h == head) << k;
+      zero |= static_cast<uint32_t>(h == 0) << k;
+    }
+    for (; equal != 0; equal &= equal - 1) {
+      if (TailMatches(Tail(pos, static_cast<unsigned>(__builtin_ctz(equal))), code)) {
+        return NewKey::kMatched;
+      }
+    }
+    free[which] = 0;
+    for (; zero != 0; zero &= zero - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(zero));
+      if (Tail(pos, k) == 0) free[which] |= 1U << k;
+    }
+  }
+  const uint64_t e = EntryAt(p.code, L);
+  if ((free[0] | free[1]) == 0) return SearchPlace(p.i1, e, seq) ? NewKey::kPlaced : NewKey::kNoRoom;
+  // The emptier bucket first: fewer full buckets, fewer eviction searches.
+  if (__builtin_popcount(free[1]) > __builtin_popcount(free[0])) {
+    SetSlot(p.i2, static_cast<unsigned>(__builtin_ctz(free[1])), e | SecondBit());
+  } else {
+    SetSlot(p.i1, static_cast<unsigned>(__builtin_ctz(free[0])), e);
+  }
+  Count(e, 1);
+  return NewKey::kPlaced;
+}
+
 unsigned GrowingTable::FindMatches(const Probe& p, Found* out) const {
   unsigned n = 0;
   for (int which = 0; which < 2; ++which) {

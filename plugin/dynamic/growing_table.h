@@ -166,6 +166,12 @@ class GrowingTable {
   // inside seq's odd phase (null: no readers). False: no room, nothing
   // changed.
   bool Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq = nullptr);
+  // Insert's common case in one read of each bucket's heads: when no entry
+  // matches p, writes its entry at length L as Insert does (kPlaced, or
+  // kNoRoom with nothing changed); when one does, writes nothing
+  // (kMatched: the caller counts copies).
+  enum class NewKey { kPlaced, kMatched, kNoRoom };
+  NewKey InsertIfNew(const Probe& p, unsigned L, std::atomic<uint64_t>* seq);
   // Removes the longest entry that matches p. That entry may be another
   // key's, and it is then safe to remove: a key whose entry matches p at
   // length L has p's i1, tag and first L fp bits, so p's own entry, no
@@ -241,6 +247,15 @@ class GrowingTable {
     const uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
     return (lo >> off) | ((hi << 1) << (63 - off));
   }
+  // The exact zero heads of x (a bucket's window xor a query's heads), a
+  // bit each, for the first 7 heads.
+  SSTFILTER_ALWAYS_INLINE uint32_t ZeroHeads(uint64_t x) const {
+    if (((x - kHeadOnes) & ~x & heads_top_) == 0) return 0;
+    const uint64_t low = kHeadTops - kHeadOnes;  // the low 8 bits of each head
+    const uint64_t zero = ~(((x & low) + low) | x) & heads_top_;
+    // The top bit of head k is bit 9k + 8: gathered into bit k.
+    return static_cast<uint32_t>(((zero >> 8) * kGather) >> 54) & 0x7f;
+  }
   // A bit per slot of the bucket at `pos` whose head is `head`: the first
   // 7 from one word, an 8th alone. The quick test (x - ones) & ~x & tops is
   // nonzero when some field of x is zero (it may also flag a field above a
@@ -248,14 +263,7 @@ class GrowingTable {
   // exact test: a field is zero when neither its top bit nor the carry out
   // of its low 8 bits is set.
   SSTFILTER_ALWAYS_INLINE uint32_t HeadsEqual(uint64_t pos, uint64_t head) const {
-    const uint64_t x = Window(pos) ^ (head * kHeadOnes);
-    uint32_t mask = 0;
-    if (((x - kHeadOnes) & ~x & heads_top_) != 0) {
-      const uint64_t low = kHeadTops - kHeadOnes;  // the low 8 bits of each head
-      const uint64_t zero = ~(((x & low) + low) | x) & heads_top_;
-      // The top bit of head k is bit 9k + 8: gathered into bit k.
-      mask = static_cast<uint32_t>(((zero >> 8) * kGather) >> 54) & 0x7f;
-    }
+    uint32_t mask = ZeroHeads(Window(pos) ^ (head * kHeadOnes));
     for (unsigned k = kHeadsPerWord; k < w_; ++k) {
       if (Bits(pos + k * kHeadBits, kHeadBits) == head) mask |= 1U << k;
     }
