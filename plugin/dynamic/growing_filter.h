@@ -1,8 +1,9 @@
-// The dynamic cuckoo filter's next format as a set of key hashes: one
-// GrowingTable (growing_table.h), grown by widening its buckets from 5 to
-// 8 slots (steps of 1.20x, 1.17x, 1.14x: no entry moves) and then
-// splitting every bucket into two of 5 (1.25x), so that its load stays
-// between about 76% and 95% where a doubling swings it from 47%.
+// The dynamic cuckoo filter's format version 5 as a set of key hashes:
+// one GrowingTable (growing_table.h), grown by widening its buckets from 4
+// to 7 slots (steps of 1.25x, 1.20x, 1.17x: no entry moves) and then
+// splitting every bucket into two of 4 (1.14x), so that its load stays
+// between about 76% and 95% where a doubling swings it from 47%, and a
+// bucket's heads fit one 64-bit word (growing_table.h).
 //
 // FPR budget. An entry's share of the FPR never changes after it is
 // written (growing_table.h), so the target is shared among the entries by
@@ -11,7 +12,7 @@
 // planned, J in all. The entries of phases 1..p may spend
 // (1 - kReserve) * target * p / J, and each widening or split picks the
 // shortest fingerprint for new entries that keeps the whole phase, filled
-// to the load limit at 8 slots, within that; a phase that spends less
+// to the load limit at 7 slots, within that; a phase that spends less
 // leaves the rest to later ones. Past the plan, phase J + j may add
 // kReserve * target * 6 / (pi^2 j^2): the filter still grows, with longer
 // fingerprints, and the sum stays within the target.
@@ -60,7 +61,7 @@ namespace dynamic_cuckoo {
 
 class GrowingFilter {
  public:
-  static constexpr unsigned kStartSlots = 5;
+  static constexpr unsigned kStartSlots = 4;
   static constexpr double kMaxLoad = 0.95;
   static constexpr double kReserve = 1.0 / 16;
   // Below this share of the load limit a copy with no room is counted; at
@@ -127,7 +128,7 @@ class GrowingFilter {
   GrowingFilter() = default;
   // The FPR the entries of phases 1..phase may spend.
   double Allowed(unsigned phase) const;
-  // The shortest L for new entries that keeps a phase ending at 8 slots of
+  // The shortest L for new entries that keeps a phase ending at 7 slots of
   // `buckets` buckets within Allowed(phase), given the entries present
   // (counts by length).
   unsigned ChooseLength(const uint64_t* by_length, unsigned max_length, uint64_t buckets,

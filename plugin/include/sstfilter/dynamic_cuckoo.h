@@ -20,8 +20,8 @@
 // - ExpectedFpr() <= target_fpr at every size (model FPR; measured FPR agrees
 //   within sampling error, see tools/bench/dynamic_bench).
 // - Space (format version 5, the default): entries lose a fingerprint bit
-//   at each split of the table, and buckets widen from 5 to 8 slots between
-//   splits, so the load stays between about 68% and 95%, with no spare
+//   at each split of the table, and buckets widen from 4 to 7 slots between
+//   splits, so the load stays between about 76% and 95%, with no spare
 //   fingerprint bits (measured against the static cuckoo filter:
 //   docs/results/dynamic_cuckoo.md). Format versions 1 to 3 pay for growth in
 //   spare fingerprint bits up front and double their tables.
