@@ -17,6 +17,7 @@ GrowingTable::GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots
       w_(slots),
       f_(fp_bits),
       W_(fp_bits + kTagBits + 2),
+      bucket_bits_(uint64_t{slots} * W_),
       words_count_((buckets_ * slots * W_ + 63) / 64),
       tail_mask_((uint64_t{1} << (fp_bits + 1)) - 1),
       heads_top_(0),
@@ -47,7 +48,7 @@ bool GrowingTable::Recount() {
       Count(e, 1);
     }
   }
-  const uint64_t used_bits = buckets_ * w_ * W_;
+  const uint64_t used_bits = buckets_ * bucket_bits_;
   return (used_bits & 63) == 0 || (Word(words_count_ - 1) >> (used_bits & 63)) == 0;
 }
 
@@ -75,7 +76,7 @@ void GrowingTable::WriteBits(uint64_t pos, unsigned width, uint64_t v) {
 }
 
 void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
-  const uint64_t pos = bucket * w_ * W_;
+  const uint64_t pos = bucket * bucket_bits_;
   const uint64_t head_pos = pos + k * kHeadBits;
   const uint64_t tail_pos = pos + w_ * kHeadBits + k * (f_ + 1);
   // A new entry's tail before its head, an erased entry's head first: a
@@ -121,14 +122,9 @@ GrowingTable::NewKey GrowingTable::InsertIfNew(const Probe& p, unsigned L,
   for (int which = 0; which < 2; ++which) {
     const uint64_t b = which == 0 ? p.i1 : p.i2;
     const uint64_t code = which == 0 ? p.code : p.code | SecondBit();
-    const uint64_t pos = b * w_ * W_;
+    const uint64_t pos = b * bucket_bits_;
     const uint64_t window = Window(pos), head = code >> (f_ + 1);
     uint32_t equal = ZeroHeads(window ^ (head * kHeadOnes)), zero = ZeroHeads(window);
-    for (unsigned k = kHeadsPerWord; k < w_; ++k) {
-      const uint64_t h = Bits(pos + k * kHeadBits, kHeadBits);
-      equal |= static_cast<uint32_t>(h == head) << k;
-      zero |= static_cast<uint32_t>(h == 0) << k;
-    }
     for (; equal != 0; equal &= equal - 1) {
       if (TailMatches(Tail(pos, static_cast<unsigned>(__builtin_ctz(equal))), code)) {
         return NewKey::kMatched;

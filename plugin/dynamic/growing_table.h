@@ -59,7 +59,7 @@ class GrowingTable {
  public:
   static constexpr unsigned kTagBits = 8;
   static constexpr unsigned kMinSlots = 4;
-  static constexpr unsigned kMaxSlots = 7;
+  static constexpr unsigned kMaxSlots = 7;  // a bucket's heads fit one word
   // W = F + 10 <= 57 bits (Bits reads at most 57).
   static constexpr unsigned kMaxFpBits = 47;
 
@@ -128,8 +128,15 @@ class GrowingTable {
   }
 
   SSTFILTER_ALWAYS_INLINE bool Contains(const Probe& p) const {
-    // Both buckets' cache misses in flight before the first is compared.
-    __builtin_prefetch(&words_[(p.i2 * w_ * W_) >> 6]);
+    // Both buckets' heads against the query's at once: most absent keys
+    // find no equal head in either (the quick zero-field test) and stop
+    // there, with one branch; the rest compare as BucketHas does.
+    const uint64_t pos1 = p.i1 * bucket_bits_, pos2 = p.i2 * bucket_bits_;
+    const uint64_t head = p.code >> (f_ + 1);
+    const uint64_t heads1 = head * kHeadOnes;
+    const uint64_t heads2 = heads1 + (kHeadOnes << kTagBits);  // bit a set in each head
+    const uint64_t x1 = Window(pos1) ^ heads1, x2 = Window(pos2) ^ heads2;
+    if (((((x1 - kHeadOnes) & ~x1) | ((x2 - kHeadOnes) & ~x2)) & heads_top_) == 0) return false;
     return BucketHas(p.i1, p.code) != 0 || BucketHas(p.i2, p.code | SecondBit()) != 0;
   }
   // Entries of p's buckets that match it (of any length).
@@ -202,7 +209,7 @@ class GrowingTable {
   // straddle two cache lines). Always inlined: GCC drops calls to a helper
   // whose only effect is a prefetch (tests/tools/prefetch_hints_test.sh).
   SSTFILTER_ALWAYS_INLINE void PrefetchBuckets(const Probe& p) const {
-    const uint64_t bits = w_ * W_;
+    const uint64_t bits = bucket_bits_;
     __builtin_prefetch(&words_[(p.i1 * bits) >> 6]);
     __builtin_prefetch(&words_[(p.i1 * bits + bits - 1) >> 6]);
     __builtin_prefetch(&words_[(p.i2 * bits) >> 6]);
@@ -217,7 +224,7 @@ class GrowingTable {
 
   // Slot k of a bucket, as stored (0: empty).
   uint64_t Slot(uint64_t bucket, unsigned k) const {
-    const uint64_t pos = bucket * w_ * W_;
+    const uint64_t pos = bucket * bucket_bits_;
     const uint64_t head = Bits(pos + k * kHeadBits, kHeadBits);
     return (head << (f_ + 1)) | Bits(pos + w_ * kHeadBits + k * (f_ + 1), f_ + 1);
   }
@@ -230,6 +237,7 @@ class GrowingTable {
   // 2^8 / (w * load) slots.
   static constexpr unsigned kHeadBits = kTagBits + 1;
   static constexpr unsigned kHeadsPerWord = 64 / kHeadBits;  // 7
+  static_assert(kMaxSlots <= kHeadsPerWord, "a bucket's heads are read as one word");
   static constexpr uint64_t kHeadOnes = 0x0040201008040201ULL;  // 1 in each of 7 heads
   static constexpr uint64_t kHeadTops = kHeadOnes << (kHeadBits - 1);
   // A word with bits only at 9k (k < 7) times this (bits 54 - 8j, j < 7)
@@ -249,8 +257,12 @@ class GrowingTable {
     const uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
     return (lo >> off) | ((hi << 1) << (63 - off));
   }
-  // The exact zero heads of x (a bucket's window xor a query's heads), a
-  // bit each, for the first 7 heads.
+  // The zero heads of x (a bucket's window xor a query's heads), a bit
+  // each. The quick test (x - ones) & ~x & tops is nonzero when some field
+  // of x is zero (it may also flag a field above a zero one, by a borrow),
+  // so most absent keys stop there; otherwise the exact test: a field is
+  // zero when neither its top bit nor the carry out of its low 8 bits is
+  // set.
   SSTFILTER_ALWAYS_INLINE uint32_t ZeroHeads(uint64_t x) const {
     if (((x - kHeadOnes) & ~x & heads_top_) == 0) return 0;
     const uint64_t low = kHeadTops - kHeadOnes;  // the low 8 bits of each head
@@ -258,18 +270,9 @@ class GrowingTable {
     // The top bit of head k is bit 9k + 8: gathered into bit k.
     return static_cast<uint32_t>(((zero >> 8) * kGather) >> 54) & 0x7f;
   }
-  // A bit per slot of the bucket at `pos` whose head is `head`: the first
-  // 7 from one word, an 8th alone. The quick test (x - ones) & ~x & tops is
-  // nonzero when some field of x is zero (it may also flag a field above a
-  // zero one, by a borrow), so most absent keys stop there; otherwise the
-  // exact test: a field is zero when neither its top bit nor the carry out
-  // of its low 8 bits is set.
+  // A bit per slot of the bucket at `pos` whose head is `head`.
   SSTFILTER_ALWAYS_INLINE uint32_t HeadsEqual(uint64_t pos, uint64_t head) const {
-    uint32_t mask = ZeroHeads(Window(pos) ^ (head * kHeadOnes));
-    for (unsigned k = kHeadsPerWord; k < w_; ++k) {
-      if (Bits(pos + k * kHeadBits, kHeadBits) == head) mask |= 1U << k;
-    }
-    return mask;
+    return ZeroHeads(Window(pos) ^ (head * kHeadOnes));
   }
   SSTFILTER_ALWAYS_INLINE uint64_t Tail(uint64_t pos, unsigned k) const {
     return Bits(pos + w_ * kHeadBits + k * (f_ + 1), f_ + 1);
@@ -283,7 +286,7 @@ class GrowingTable {
   enum Count { kOne, kAll };
   template <Count kCount = kOne>
   SSTFILTER_ALWAYS_INLINE uint32_t BucketHas(uint64_t bucket, uint64_t code) const {
-    const uint64_t pos = bucket * w_ * W_;
+    const uint64_t pos = bucket * bucket_bits_;
     uint32_t found = 0;
     for (uint32_t m = HeadsEqual(pos, code >> (f_ + 1)); m != 0; m &= m - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(m));
@@ -296,7 +299,7 @@ class GrowingTable {
   }
   // Empty slots (zero head and tail), a bit each.
   SSTFILTER_ALWAYS_INLINE uint32_t FreeSlots(uint64_t bucket) const {
-    const uint64_t pos = bucket * w_ * W_;
+    const uint64_t pos = bucket * bucket_bits_;
     uint32_t free = 0;
     for (uint32_t m = HeadsEqual(pos, 0); m != 0; m &= m - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(m));
@@ -325,6 +328,7 @@ class GrowingTable {
   unsigned w_;
   unsigned f_;
   unsigned W_;
+  uint64_t bucket_bits_;  // w * W
   uint64_t words_count_;  // plus one padding word, so Window may read w + 1
   uint64_t tail_mask_;    // the low F + 1 bits
   uint64_t heads_top_;    // the top bit of each of the first min(w, 7) heads
