@@ -160,6 +160,7 @@ DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
   if (options.format_version != 3) {
     const DynamicStatus s = dynamic_cuckoo::GrowingFilter::Create(options, &f->rep_->growing);
     if (s != DynamicStatus::kOk) return s;
+    f->growing_ = f->rep_->growing.get();
     *out = std::move(f);
     return DynamicStatus::kOk;
   }
@@ -272,8 +273,8 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
 }
 
 bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
+  if (growing_ != nullptr) return growing_->ContainsHash(hash);
   const Rep& r = *rep_;
-  if (r.growing != nullptr) return r.growing->ContainsHash(hash);
   DynamicCuckooTable::Probe probes[kMaxMembers];
   for (;;) {
     const uint64_t s1 = r.seq.load(std::memory_order_acquire);
@@ -307,8 +308,8 @@ bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
 }
 
 void DynamicCuckooFilter::PrefetchHash(uint64_t hash) const {
+  if (growing_ != nullptr) return growing_->PrefetchHash(hash);
   const Rep& r = *rep_;
-  if (r.growing != nullptr) return r.growing->PrefetchHash(hash);
   const uint32_t n = r.num_members.load(std::memory_order_acquire);
   for (uint32_t j = 0; j < n; ++j) {
     const DynamicCuckooTable* m = r.published[j].load(std::memory_order_acquire);

@@ -221,6 +221,7 @@ DynamicStatus DynamicCuckooFilter::LoadGrowing(std::string_view body,
   Rep& r = *f->rep_;
   r.options = g->options();
   r.growing = std::move(g);
+  f->growing_ = r.growing.get();
   ByteReader c(body.substr(used));
   if (r.options.checked && !LoadExact(&c, *f, r.growing->Size(), &r.exact)) {
     return DynamicStatus::kCorrupt;

@@ -89,7 +89,7 @@ class GrowingFilter {
     for (;;) {
       const uint64_t s1 = seq_.load(std::memory_order_acquire);
       const GrowingTable* t = published_.load(std::memory_order_acquire);
-      if (t->Contains(t->ProbeFor(hash))) return true;
+      if (t->ContainsHash(hash)) return true;
       // Not found: valid only if no entry moved and no table was replaced.
       std::atomic_thread_fence(std::memory_order_acquire);
       if (seq_.load(std::memory_order_relaxed) == s1 && (s1 & 1) == 0) return false;

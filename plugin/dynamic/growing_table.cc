@@ -18,6 +18,7 @@ GrowingTable::GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots
       f_(fp_bits),
       W_(fp_bits + kTagBits + 2),
       bucket_bits_(uint64_t{slots} * W_),
+      table_bits_(buckets_ * bucket_bits_),
       words_count_((buckets_ * slots * W_ + 63) / 64),
       tail_mask_((uint64_t{1} << (fp_bits + 1)) - 1),
       heads_top_(0),
@@ -30,6 +31,7 @@ GrowingTable::GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots
   }
   for (uint64_t t = 0; t < (1U << kTagBits); ++t) {
     offset_[t] = 1 + FastRange64(Mix64(t + 0x9e3779b97f4a7c15ULL), buckets_ - 1);
+    offset_bits_[t] = offset_[t] * bucket_bits_;
   }
 }
 

@@ -64,7 +64,7 @@ class GrowingTable {
   static constexpr unsigned kMaxFpBits = 47;
 
   // Requires base_buckets >= 2, kMinSlots <= slots <= kMaxSlots,
-  // fp_bits <= kMaxFpBits. Throws std::bad_alloc when memory is short.
+  // 1 <= fp_bits <= kMaxFpBits. Throws std::bad_alloc when memory is short.
   GrowingTable(uint64_t base_buckets, unsigned level, unsigned slots, unsigned fp_bits);
   ~GrowingTable();
   GrowingTable(const GrowingTable&) = delete;
@@ -93,7 +93,7 @@ class GrowingTable {
     const Uint128 p = static_cast<Uint128>(hash) * buckets_;
     const uint64_t tag = TagFor(hash);
     const uint64_t r = static_cast<uint64_t>(p);
-    const uint64_t fp = f_ == 0 ? 0 : r >> (64 - f_);
+    const uint64_t fp = r >> (64 - f_);  // f_ >= 1
     Probe q;
     q.i1 = static_cast<uint64_t>(p >> 64);
     q.code = (((tag << f_) | fp) << 1) | 1;
@@ -128,16 +128,33 @@ class GrowingTable {
   }
 
   SSTFILTER_ALWAYS_INLINE bool Contains(const Probe& p) const {
-    // Both buckets' heads against the query's at once: most absent keys
-    // find no equal head in either (the quick zero-field test) and stop
-    // there, with one branch; the rest compare as BucketHas does.
-    const uint64_t pos1 = p.i1 * bucket_bits_, pos2 = p.i2 * bucket_bits_;
-    const uint64_t head = p.code >> (f_ + 1);
-    const uint64_t heads1 = head * kHeadOnes;
-    const uint64_t heads2 = heads1 + (kHeadOnes << kTagBits);  // bit a set in each head
+    return BucketHas(p.i1, p.code) != 0 || BucketHas(p.i2, p.code | SecondBit()) != 0;
+  }
+  // Contains(ProbeFor(hash)) with no Probe: both buckets' heads against
+  // the query's at once, so most absent keys find no equal head in either
+  // (the quick zero-field test) and stop there with one branch; the second
+  // bucket's bit position comes by an add (offset_bits_), its heads by an
+  // add (bit a set in each); the rest compare the tails of equal heads.
+  SSTFILTER_ALWAYS_INLINE bool ContainsHash(uint64_t hash) const {
+    const Uint128 p = static_cast<Uint128>(hash) * buckets_;
+    const uint64_t tag = TagFor(hash);
+    const uint64_t pos1 = static_cast<uint64_t>(p >> 64) * bucket_bits_;
+    uint64_t pos2 = pos1 + offset_bits_[tag];
+    if (pos2 >= table_bits_) pos2 -= table_bits_;
+    const uint64_t heads1 = tag * kHeadOnes;
+    const uint64_t heads2 = heads1 + (kHeadOnes << kTagBits);
     const uint64_t x1 = Window(pos1) ^ heads1, x2 = Window(pos2) ^ heads2;
     if (((((x1 - kHeadOnes) & ~x1) | ((x2 - kHeadOnes) & ~x2)) & heads_top_) == 0) return false;
-    return BucketHas(p.i1, p.code) != 0 || BucketHas(p.i2, p.code | SecondBit()) != 0;
+    // The tails of the slots whose heads are the query's (the tail check
+    // reads only the fp bits, the same for both buckets).
+    const uint64_t code = (((tag << f_) | (static_cast<uint64_t>(p) >> (64 - f_))) << 1) | 1;
+    for (uint32_t m = ZeroHeads(x1); m != 0; m &= m - 1) {
+      if (TailMatches(Tail(pos1, static_cast<unsigned>(__builtin_ctz(m))), code)) return true;
+    }
+    for (uint32_t m = ZeroHeads(x2); m != 0; m &= m - 1) {
+      if (TailMatches(Tail(pos2, static_cast<unsigned>(__builtin_ctz(m))), code)) return true;
+    }
+    return false;
   }
   // Entries of p's buckets that match it (of any length).
   unsigned CountMatches(const Probe& p) const;
@@ -329,12 +346,14 @@ class GrowingTable {
   unsigned f_;
   unsigned W_;
   uint64_t bucket_bits_;  // w * W
+  uint64_t table_bits_;   // B * w * W
   uint64_t words_count_;  // plus one padding word, so Window may read w + 1
   uint64_t tail_mask_;    // the low F + 1 bits
   uint64_t heads_top_;    // the top bit of each of the first min(w, 7) heads
   size_t map_bytes_;
   std::atomic<uint64_t>* words_;  // in anonymous zero pages
-  uint64_t offset_[1U << kTagBits];  // d(tag), 1 <= d < B
+  uint64_t offset_[1U << kTagBits];       // d(tag), 1 <= d < B
+  uint64_t offset_bits_[1U << kTagBits];  // d(tag) * bucket_bits_
   uint64_t entries_ = 0;
   uint64_t by_length_[kMaxFpBits + 1] = {};
 

@@ -42,6 +42,10 @@
 
 namespace sstfilter {
 
+namespace dynamic_cuckoo {
+class GrowingFilter;
+}
+
 enum class DynamicStatus {
   kOk,
   kTooManyCopies,    // Insert: this key (its fingerprint pair) already holds the
@@ -164,6 +168,8 @@ class DynamicCuckooFilter {
                                    std::unique_ptr<DynamicCuckooFilter>* out);
   struct Rep;
   std::unique_ptr<Rep> rep_;
+  // rep_->growing, one pointer hop closer for lookups (null: versions 1 to 3).
+  dynamic_cuckoo::GrowingFilter* growing_ = nullptr;
 };
 
 }  // namespace sstfilter
