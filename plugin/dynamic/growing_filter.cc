@@ -62,7 +62,7 @@ DynamicStatus GrowingFilter::Create(const DynamicCuckooOptions& options,
     ++f->planned_;
   }
   const uint64_t none[GrowingTable::kMaxFpBits + 1] = {};
-  f->new_l_ = f->ChooseLength(none, 0, base, 1);
+  f->new_l_ = f->ChooseLength(none, 0, base, f->BudgetFor(0, kStartSlots));
   try {
     f->Publish(std::make_unique<GrowingTable>(base, 0, kStartSlots, f->new_l_));
   } catch (const std::bad_alloc&) {
@@ -84,26 +84,33 @@ void GrowingFilter::Publish(std::unique_ptr<GrowingTable> t) {
   if (old != nullptr) old->Retire();
 }
 
-double GrowingFilter::Allowed(unsigned phase) const {
+GrowingFilter::Budget GrowingFilter::BudgetFor(unsigned level, unsigned slots) const {
   const double eps = options_.target_fpr;
-  if (phase <= planned_) return plan_share_ * eps * phase / planned_;
+  const unsigned steps_per_phase = GrowingTable::kMaxSlots - kStartSlots + 1;
+  const unsigned step = steps_per_phase * level + (slots - kStartSlots);
+  // With growth planned, every step of phases 1..J; with none, the
+  // initial table alone.
+  const unsigned planned_steps = planned_ == 1 ? 1 : steps_per_phase * planned_;
+  if (step < planned_steps) {
+    if (planned_ == 1) return {true, kStartSlots, plan_share_ * eps};
+    return {true, GrowingTable::kMaxSlots, plan_share_ * eps * (level + 1) / planned_};
+  }
   double extra = 0;
-  for (unsigned j = 1; j <= phase - planned_; ++j) extra += 6 / (M_PI * M_PI * j * j);
-  return plan_share_ * eps + (1 - plan_share_) * eps * extra;
+  for (unsigned j = 1; j <= step - planned_steps + 1; ++j) extra += 6 / (M_PI * M_PI * j * j);
+  return {false, slots, plan_share_ * eps + (1 - plan_share_) * eps * extra};
 }
 
 unsigned GrowingFilter::ChooseLength(const uint64_t* by_length, unsigned max_length,
-                                     uint64_t buckets, unsigned phase) const {
+                                     uint64_t buckets, const Budget& budget) const {
   uint64_t used = 0;
   for (unsigned L = 0; L <= max_length; ++L) used += by_length[L];
   const double b = static_cast<double>(buckets);
   const double room =
-      std::max(0.0, max_load_ * GrowingTable::kMaxSlots * b - static_cast<double>(used));
+      std::max(0.0, max_load_ * budget.end_slots * b - static_cast<double>(used));
   const double mass = Mass(by_length, max_length);
-  const double allowed = Allowed(phase);
   for (unsigned L = kMinEntryBits; L < GrowingTable::kMaxFpBits; ++L) {
     const double fpr = (mass + std::ldexp(room, -int(GrowingTable::kTagBits + L))) / b;
-    if (fpr <= allowed) return L;
+    if (fpr <= budget.allowed) return L;
   }
   return GrowingTable::kMaxFpBits;
 }
@@ -111,23 +118,32 @@ unsigned GrowingFilter::ChooseLength(const uint64_t* by_length, unsigned max_len
 DynamicStatus GrowingFilter::Grow() {
   const GrowingTable& t = *table_;
   try {
+    uint64_t counts[GrowingTable::kMaxFpBits + 1] = {};
+    for (unsigned L = 0; L <= t.fp_bits(); ++L) counts[L] = t.EntriesOfLength(L);
     if (t.slots() < GrowingTable::kMaxSlots) {
-      // The phase's fingerprint length stands: it was chosen for the phase
-      // filled to kMaxSlots.
-      auto wider = std::make_unique<GrowingTable>(t.base_buckets(), t.level(), t.slots() + 1,
-                                                   t.fp_bits());
+      // A planned phase's fingerprint length stands: it was chosen for the
+      // phase filled to kMaxSlots. Past the plan each step has its own.
+      const Budget budget = BudgetFor(t.level(), t.slots() + 1);
+      const unsigned f =
+          budget.planned
+              ? t.fp_bits()
+              : std::max(ChooseLength(counts, t.fp_bits(), t.num_buckets(), budget),
+                         Longest(counts, t.fp_bits()));
+      auto wider = std::make_unique<GrowingTable>(t.base_buckets(), t.level(), t.slots() + 1, f);
       t.WidenInto(wider.get());
       Publish(std::move(wider));
+      new_l_ = f;
       return DynamicStatus::kOk;
     }
     if (t.num_buckets() * 2 > kMaxBuckets) return DynamicStatus::kFull;
     // After the split: every entry one bit shorter, L = 0 entries in both
     // children.
     uint64_t split[GrowingTable::kMaxFpBits + 1] = {};
-    split[0] = 2 * t.EntriesOfLength(0);
-    for (unsigned L = 1; L <= t.fp_bits(); ++L) split[L - 1] += t.EntriesOfLength(L);
+    split[0] = 2 * counts[0];
+    for (unsigned L = 1; L <= t.fp_bits(); ++L) split[L - 1] += counts[L];
     const unsigned max_after = t.fp_bits() == 0 ? 0 : t.fp_bits() - 1;
-    const unsigned l = ChooseLength(split, max_after, 2 * t.num_buckets(), phase_ + 1);
+    const unsigned l = ChooseLength(split, max_after, 2 * t.num_buckets(),
+                                    BudgetFor(t.level() + 1, kStartSlots));
     const unsigned f = std::max(l, Longest(split, max_after));
     for (unsigned w = kStartSlots; w <= GrowingTable::kMaxSlots; ++w) {
       auto bigger = std::make_unique<GrowingTable>(t.base_buckets(), t.level() + 1, w, f);

@@ -9,13 +9,16 @@
 // written (growing_table.h), so the target is shared among the entries by
 // when they are written. Growth is planned in phases, one per split: the
 // phase that ends with the table at expected_max_keys is the last one
-// planned, J in all. The entries of phases 1..p may spend
-// (1 - kReserve) * target * p / J, and each widening or split picks the
-// shortest fingerprint for new entries that keeps the whole phase, filled
-// to the load limit at 7 slots, within that; a phase that spends less
-// leaves the rest to later ones. Past the plan, phase J + j may add
-// kReserve * target * 6 / (pi^2 j^2): the filter still grows, with longer
-// fingerprints, and the sum stays within the target.
+// planned, J in all. With J >= 2 the entries of phases 1..p may spend
+// s * target * p / J (s = 1 - kReserve, or first_member_fpr_share), and
+// each split picks the shortest fingerprint for new entries that keeps
+// its whole phase, filled to the load limit at 7 slots, within that; a
+// phase that spends less leaves the rest to later ones. With J = 1 (no
+// growth planned) the plan is the initial table alone, which may spend
+// s * target. Each growth step past the plan (a widening or a split, j-th)
+// may add (1 - s) * target * 6 / (pi^2 j^2) and picks the fingerprint for
+// its own end: the filter still grows, with longer fingerprints, and the
+// sum stays within the target (BudgetFor).
 //
 // No false negatives for a key inserted and not erased, provided every
 // Erase names an inserted key (as DynamicCuckooFilter). One writer and any
@@ -126,13 +129,24 @@ class GrowingFilter {
 
  private:
   GrowingFilter() = default;
-  // The FPR the entries of phases 1..phase may spend.
-  double Allowed(unsigned phase) const;
-  // The shortest L for new entries that keeps a phase ending at 7 slots of
-  // `buckets` buckets within Allowed(phase), given the entries present
-  // (counts by length).
+  // What the growth step that makes the table (level, slots) may spend:
+  // the FPR every entry written by its end may add up to, and the width
+  // it ends at. Steps are numbered from the initial table (0), one per
+  // widening or split. Planned steps are those of phases 1..J, or with no
+  // growth planned (J = 1) the initial table alone: a phase's entries
+  // are budgeted to its end at kMaxSlots. A step past the plan is
+  // budgeted to its own end.
+  struct Budget {
+    bool planned;
+    unsigned end_slots;
+    double allowed;
+  };
+  Budget BudgetFor(unsigned level, unsigned slots) const;
+  // The shortest L for new entries that keeps the entries present (counts
+  // by length) and those the step adds, up to its end at the load limit,
+  // within the budget.
   unsigned ChooseLength(const uint64_t* by_length, unsigned max_length, uint64_t buckets,
-                        unsigned phase) const;
+                        const Budget& budget) const;
   // Widens the table, or splits it once its buckets have kMaxSlots
   // (into buckets of kStartSlots, or wider if that split cannot place
   // every entry). kFull when the table would pass kMaxBuckets or cannot

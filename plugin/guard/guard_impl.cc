@@ -4,9 +4,9 @@
 
 namespace sstfilter {
 namespace {
-// The first member's FPR share and load limit (NewFilter says why).
-constexpr double kGuardFirstMemberFprShare = 0.9;
-constexpr double kGuardFirstMemberMaxLoad = 0.9;
+// The share of the FPR target the filter may spend on the keys at open
+// (NewFilter says why).
+constexpr double kGuardOpenFprShare = 0.6;
 }  // namespace
 
 StripeGuard::StripeGuard(KeyLocks* locks, std::vector<size_t> stripes, bool all)
@@ -73,17 +73,17 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
                                            std::unique_ptr<DynamicCuckooFilter>* out) const {
   DynamicCuckooOptions o;
   o.target_fpr = options.target_fpr;
-  // Sized for the keys the DB holds plus headroom (`capacity`). A family of
-  // 2^20 keys or more plans no growth: its first phase takes 90% of the FPR
-  // target and the rest is kept for growth past `capacity`, which widens
-  // the table's buckets and splits them without spare bits
-  // (dynamic/growing_filter.h). Small and new families plan for 2^20 keys,
-  // so that their growth shares the 90% (a plan costs no bits up front).
-  // It fills to 90% instead of 95%: above about 90% load most cuckoo
-  // inserts must evict, and a new key's write pays for the search
-  // (docs/design/key_guard.md).
-  o.first_member_fpr_share = kGuardFirstMemberFprShare;
-  o.first_member_max_load = kGuardFirstMemberMaxLoad;
+  // Sized for the keys the DB holds (`capacity`), at the default 95% load
+  // limit: the first write after open widens the table's buckets (4 to 5
+  // slots, 76% full), which costs a copy of the table and no bits. A
+  // family of 2^20 keys or more plans no growth: the keys at open may
+  // spend 60% of the FPR target (at 0.1% they need 46%: 5 fp bits), and
+  // the rest is kept for growth past them, which widens and splits the
+  // table without spare bits (dynamic/growing_filter.h). A larger share
+  // buys no bit at open and leaves growth less (guard_bench: bits/key
+  // after 4x growth against those at open). Small and new families plan
+  // for 2^20 keys, so that their growth shares the 60%.
+  o.first_member_fpr_share = kGuardOpenFprShare;
   o.initial_capacity = std::max<uint64_t>(capacity, 1024);
   o.expected_max_keys = std::max<uint64_t>(o.initial_capacity, uint64_t{1} << 20);
   o.checked = options.checked;

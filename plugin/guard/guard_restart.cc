@@ -132,10 +132,8 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
   }
   const uint64_t keys = hashes.size();
   std::unique_ptr<DynamicCuckooFilter> filter;
-  // Headroom of 1/16 for the writes that follow, before the first growth
-  // step (more costs bits/key; less puts the next inserts near the load
-  // limit, where they slow down).
-  rocksdb::Status s = impl->NewFilter(keys + keys / 16, &filter);
+  // No headroom: the first growth step widens the buckets (NewFilter).
+  rocksdb::Status s = impl->NewFilter(keys, &filter);
   if (!s.ok()) return s;
   auto guard = std::make_unique<GuardFamily>(handle->GetID(), handle->GetName(),
                                              std::move(filter), OwnHandle(db, handle));

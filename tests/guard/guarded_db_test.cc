@@ -216,9 +216,10 @@ TEST_F(GuardedDBTest, RefusesWhatItCannotFollow) {
 // the same keys again adds a copy each. Copies used to pile up in their
 // bucket pairs and make the filter double at low load: 200k keys through 4
 // such cycles left a 5.8 MB guard against 0.55 MB after one. Now 4 cycles
-// (4 copies of each key) cost under 6 times one: copies take slots, an
-// eviction path or a count (dynamic/growing_filter.h), and a key refused
-// a copy (another key's entry matches it too) is adopted.
+// (4 copies of each key) cost under 7 times one: copies take slots, an
+// eviction path or a count (dynamic/growing_filter.h), and the table grows
+// when they find none at its 95% load limit; a key refused a copy
+// (another key's entry matches it too) is adopted.
 TEST_F(GuardedDBTest, CopiesLeftByDeleteRangeCostAboutWhatTheyHold) {
   GuardOptions g = CheckedGuard();
   g.checked = false;  // the exact multiset would count in MemoryBytes too
@@ -241,7 +242,7 @@ TEST_F(GuardedDBTest, CopiesLeftByDeleteRangeCostAboutWhatTheyHold) {
   EXPECT_EQ(s.keys + s.adopted_copies, 4u * kKeys);
   EXPECT_LE(s.adopted_copies, 4u * kKeys / 1000);
   EXPECT_EQ(s.guard_errors, 0u);
-  EXPECT_LE(s.memory_bytes, 6 * after_one) << "after one cycle: " << after_one;
+  EXPECT_LE(s.memory_bytes, 7 * after_one) << "after one cycle: " << after_one;
 }
 
 }  // namespace
