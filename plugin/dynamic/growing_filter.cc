@@ -86,18 +86,20 @@ void GrowingFilter::Publish(std::unique_ptr<GrowingTable> t) {
 
 GrowingFilter::Budget GrowingFilter::BudgetFor(unsigned level, unsigned slots) const {
   const double eps = options_.target_fpr;
-  const unsigned steps_per_phase = GrowingTable::kMaxSlots - kStartSlots + 1;
-  const unsigned step = steps_per_phase * level + (slots - kStartSlots);
-  // With growth planned, every step of phases 1..J; with none, the
-  // initial table alone.
-  const unsigned planned_steps = planned_ == 1 ? 1 : steps_per_phase * planned_;
-  if (step < planned_steps) {
-    if (planned_ == 1) return {true, kStartSlots, plan_share_ * eps};
+  // With no growth planned, the initial table is the plan, and the
+  // widenings at level 0 are the first phase past it.
+  if (planned_ == 1 && level == 0 && slots == kStartSlots) {
+    return {true, kStartSlots, plan_share_ * eps};
+  }
+  const unsigned first = planned_ == 1 && level == 0 ? kStartSlots + 1 : kStartSlots;
+  if (slots != first) return {false, GrowingTable::kMaxSlots, 0};  // the phase's length stands
+  if (planned_ >= 2 && level < planned_) {
     return {true, GrowingTable::kMaxSlots, plan_share_ * eps * (level + 1) / planned_};
   }
+  const unsigned past = planned_ == 1 ? level + 1 : level - planned_ + 1;
   double extra = 0;
-  for (unsigned j = 1; j <= step - planned_steps + 1; ++j) extra += 6 / (M_PI * M_PI * j * j);
-  return {false, slots, plan_share_ * eps + (1 - plan_share_) * eps * extra};
+  for (unsigned j = 1; j <= past; ++j) extra += 6 / (M_PI * M_PI * j * j);
+  return {true, GrowingTable::kMaxSlots, plan_share_ * eps + (1 - plan_share_) * eps * extra};
 }
 
 unsigned GrowingFilter::ChooseLength(const uint64_t* by_length, unsigned max_length,
@@ -121,14 +123,14 @@ DynamicStatus GrowingFilter::Grow() {
     uint64_t counts[GrowingTable::kMaxFpBits + 1] = {};
     for (unsigned L = 0; L <= t.fp_bits(); ++L) counts[L] = t.EntriesOfLength(L);
     if (t.slots() < GrowingTable::kMaxSlots) {
-      // A planned phase's fingerprint length stands: it was chosen for the
-      // phase filled to kMaxSlots. Past the plan each step has its own.
+      // A phase's fingerprint length stands through its widenings: it was
+      // chosen for the phase filled to kMaxSlots (BudgetFor).
       const Budget budget = BudgetFor(t.level(), t.slots() + 1);
       const unsigned f =
-          budget.planned
-              ? t.fp_bits()
-              : std::max(ChooseLength(counts, t.fp_bits(), t.num_buckets(), budget),
-                         Longest(counts, t.fp_bits()));
+          budget.choose
+              ? std::max(ChooseLength(counts, t.fp_bits(), t.num_buckets(), budget),
+                         Longest(counts, t.fp_bits()))
+              : t.fp_bits();
       auto wider = std::make_unique<GrowingTable>(t.base_buckets(), t.level(), t.slots() + 1, f);
       t.WidenInto(wider.get());
       Publish(std::move(wider));
@@ -149,11 +151,11 @@ DynamicStatus GrowingFilter::Grow() {
       auto bigger = std::make_unique<GrowingTable>(t.base_buckets(), t.level() + 1, w, f);
       std::vector<GrowingTable::Unplaced> unplaced;
       t.SplitInto(bigger.get(), &unplaced);
-      CopyCounts counts;
+      CopyCounts moved;
       // An entry with no room and no identical entry: wider buckets.
-      if (!SplitCounts(bigger.get(), unplaced, &counts)) continue;
+      if (!SplitCounts(bigger.get(), unplaced, &moved)) continue;
       Publish(std::move(bigger));
-      extra_ = std::move(counts);
+      extra_ = std::move(moved);
       side_bytes_.store(extra_.MemoryBytes(), std::memory_order_relaxed);
       new_l_ = f;  // the slot holds f bits: new entries use them all
       ++phase_;

@@ -15,10 +15,10 @@
 // its whole phase, filled to the load limit at 7 slots, within that; a
 // phase that spends less leaves the rest to later ones. With J = 1 (no
 // growth planned) the plan is the initial table alone, which may spend
-// s * target. Each growth step past the plan (a widening or a split, j-th)
-// may add (1 - s) * target * 6 / (pi^2 j^2) and picks the fingerprint for
-// its own end: the filter still grows, with longer fingerprints, and the
-// sum stays within the target (BudgetFor).
+// s * target, and its widenings are the first phase past the plan. The
+// j-th phase past the plan may add (1 - s) * target * 6 / (pi^2 j^2): the
+// filter still grows, with longer fingerprints, and the sum stays within
+// the target (BudgetFor).
 //
 // No false negatives for a key inserted and not erased, provided every
 // Erase names an inserted key (as DynamicCuckooFilter). One writer and any
@@ -129,15 +129,14 @@ class GrowingFilter {
 
  private:
   GrowingFilter() = default;
-  // What the growth step that makes the table (level, slots) may spend:
-  // the FPR every entry written by its end may add up to, and the width
-  // it ends at. Steps are numbered from the initial table (0), one per
-  // widening or split. Planned steps are those of phases 1..J, or with no
-  // growth planned (J = 1) the initial table alone: a phase's entries
-  // are budgeted to its end at kMaxSlots. A step past the plan is
-  // budgeted to its own end.
+  // For the growth step that makes the table (level, slots): whether it
+  // chooses the fingerprint length (a phase's first step: the table's
+  // creation or a split, or with no growth planned the first widening),
+  // and if so the FPR every entry written by the phase's end may add up
+  // to, and the width it ends at (kMaxSlots; the initial table alone when
+  // no growth is planned).
   struct Budget {
-    bool planned;
+    bool choose;
     unsigned end_slots;
     double allowed;
   };

@@ -6,7 +6,7 @@ namespace sstfilter {
 namespace {
 // The share of the FPR target the filter may spend on the keys at open
 // (NewFilter says why).
-constexpr double kGuardOpenFprShare = 0.6;
+constexpr double kGuardOpenFprShare = 0.5;
 }  // namespace
 
 StripeGuard::StripeGuard(KeyLocks* locks, std::vector<size_t> stripes, bool all)
@@ -77,12 +77,12 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   // limit: the first write after open widens the table's buckets (4 to 5
   // slots, 76% full), which costs a copy of the table and no bits. A
   // family of 2^20 keys or more plans no growth: the keys at open may
-  // spend 60% of the FPR target (at 0.1% they need 46%: 5 fp bits), and
+  // spend 50% of the FPR target (at 0.1% they need 46%: 5 fp bits), and
   // the rest is kept for growth past them, which widens and splits the
   // table without spare bits (dynamic/growing_filter.h). A larger share
   // buys no bit at open and leaves growth less (guard_bench: bits/key
   // after 4x growth against those at open). Small and new families plan
-  // for 2^20 keys, so that their growth shares the 60%.
+  // for 2^20 keys, so that their growth shares the 50%.
   o.first_member_fpr_share = kGuardOpenFprShare;
   o.initial_capacity = std::max<uint64_t>(capacity, 1024);
   o.expected_max_keys = std::max<uint64_t>(o.initial_capacity, uint64_t{1} << 20);
