@@ -129,17 +129,6 @@ bool LoadExact(ByteReader* c, const DynamicCuckooFilter& f, uint64_t size,
   return listed_copies == size;
 }
 
-uint64_t DoubleBits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, sizeof(u));
-  return u;
-}
-
-double BitsDouble(uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, sizeof(d));
-  return d;
-}
 
 }  // namespace
 

@@ -23,16 +23,6 @@ constexpr uint8_t kFlagChecked = 1;
 constexpr size_t kHeaderBytes = 64;
 constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
 
-uint64_t DoubleBits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, sizeof(u));
-  return u;
-}
-double BitsDouble(uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, sizeof(d));
-  return d;
-}
 
 }  // namespace
 

@@ -106,6 +106,18 @@ class BitWriter {
   unsigned pending_ = 0;  // bits in acc_, < 64 between calls
 };
 
+// A double's IEEE-754 binary64 bits, and back (for fixed-width encodings).
+inline uint64_t DoubleBits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof(u));
+  return u;
+}
+inline double BitsDouble(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof(d));
+  return d;
+}
+
 // Reads a byte string front to back in the encoding of PutFixed32/64.
 // Every read is bounds-checked and returns false rather than read past the
 // end, so a decoder over untrusted bytes (a saved filter, a guard file)
