@@ -219,13 +219,9 @@ unsigned GrowingFilter::CopiesOf(const GrowingTable::Probe& p, uint64_t* longest
   GrowingTable::Found found[2 * GrowingTable::kMaxSlots];
   const unsigned n = table_->FindMatches(p, found);
   unsigned copies = n;
-  *longest = 0;
+  *longest = n == 0 ? 0 : found[GrowingTable::Longest(found, n)].payload;
   for (unsigned j = 0; j < n; ++j) {
     const uint64_t payload = found[j].payload;
-    if (*longest == 0 ||
-        GrowingTable::PayloadLength(payload) > GrowingTable::PayloadLength(*longest)) {
-      *longest = payload;
-    }
     // A count once per payload, however many entries carry it.
     bool seen = false;
     for (unsigned i = 0; i < j; ++i) seen = seen || found[i].payload == payload;
@@ -278,16 +274,9 @@ DynamicStatus GrowingFilter::EraseHash(uint64_t hash) {
   if (n == 0) return DynamicStatus::kNotFound;
   // The longest match (safe to take: GrowingTable::Erase), a count before
   // its entry.
-  unsigned best = 0;
-  for (unsigned j = 1; j < n; ++j) {
-    if (GrowingTable::PayloadLength(found[j].payload) >
-        GrowingTable::PayloadLength(found[best].payload)) {
-      best = j;
-    }
-  }
-  const uint64_t payload = found[best].payload;
-  if (extra_.empty() || !extra_.Remove(ExtraA(p.i1, payload), ExtraB(payload))) {
-    table_->RemoveAt(found[best].bucket, found[best].slot);
+  const GrowingTable::Found& best = found[GrowingTable::Longest(found, n)];
+  if (extra_.empty() || !extra_.Remove(ExtraA(p.i1, best.payload), ExtraB(best.payload))) {
+    table_->RemoveAt(best.bucket, best.slot);
   } else {
     side_bytes_.store(extra_.MemoryBytes(), std::memory_order_relaxed);
   }

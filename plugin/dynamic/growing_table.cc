@@ -106,16 +106,20 @@ unsigned GrowingTable::CountMatches(const Probe& p) const {
 
 bool GrowingTable::Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq) {
   const uint64_t e = EntryAt(p.code, L);
-  // The emptier bucket first: fewer full buckets, fewer eviction searches.
   const uint32_t free1 = FreeSlots(p.i1), free2 = FreeSlots(p.i2);
   if ((free1 | free2) == 0) return SearchPlace(p.i1, e, seq);
+  PlaceFree(p, e, free1, free2);
+  return true;
+}
+
+void GrowingTable::PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_t free2) {
+  // The emptier bucket first: fewer full buckets, fewer eviction searches.
   if (__builtin_popcount(free2) > __builtin_popcount(free1)) {
     SetSlot(p.i2, static_cast<unsigned>(__builtin_ctz(free2)), e | SecondBit());
   } else {
     SetSlot(p.i1, static_cast<unsigned>(__builtin_ctz(free1)), e);
   }
   Count(e, 1);
-  return true;
 }
 
 GrowingTable::NewKey GrowingTable::InsertIfNew(const Probe& p, unsigned L,
@@ -140,13 +144,7 @@ GrowingTable::NewKey GrowingTable::InsertIfNew(const Probe& p, unsigned L,
   }
   const uint64_t e = EntryAt(p.code, L);
   if ((free[0] | free[1]) == 0) return SearchPlace(p.i1, e, seq) ? NewKey::kPlaced : NewKey::kNoRoom;
-  // The emptier bucket first: fewer full buckets, fewer eviction searches.
-  if (__builtin_popcount(free[1]) > __builtin_popcount(free[0])) {
-    SetSlot(p.i2, static_cast<unsigned>(__builtin_ctz(free[1])), e | SecondBit());
-  } else {
-    SetSlot(p.i1, static_cast<unsigned>(__builtin_ctz(free[0])), e);
-  }
-  Count(e, 1);
+  PlaceFree(p, e, free[0], free[1]);
   return NewKey::kPlaced;
 }
 
@@ -209,12 +207,8 @@ bool GrowingTable::Erase(const Probe& p) {
   Found found[2 * kMaxSlots];
   const unsigned n = FindMatches(p, found);
   if (n == 0) return false;
-  // The longest match: the largest payload length.
-  unsigned best = 0;
-  for (unsigned j = 1; j < n; ++j) {
-    if (PayloadLength(found[j].payload) > PayloadLength(found[best].payload)) best = j;
-  }
-  RemoveAt(found[best].bucket, found[best].slot);
+  const Found& f = found[Longest(found, n)];
+  RemoveAt(f.bucket, f.slot);
   return true;
 }
 

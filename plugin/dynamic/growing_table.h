@@ -175,6 +175,14 @@ class GrowingTable {
   };
   // The entries that match p, at most 2 * kMaxSlots, in slot order.
   unsigned FindMatches(const Probe& p, Found* out) const;
+  // Which of found[0..n) (n >= 1) is the longest: the one Erase takes.
+  static unsigned Longest(const Found* found, unsigned n) {
+    unsigned best = 0;
+    for (unsigned j = 1; j < n; ++j) {
+      if (PayloadLength(found[j].payload) > PayloadLength(found[best].payload)) best = j;
+    }
+    return best;
+  }
   // The payload of the longest entry, in the buckets of first bucket i1,
   // that is a prefix of `entry` (a = 0, no longer than it): what covers
   // every key `entry` covers. 0: none.
@@ -333,6 +341,9 @@ class GrowingTable {
     return (entry & SecondBit()) ? First(bucket, TagOf(entry)) : Second(bucket, TagOf(entry));
   }
   bool SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq);
+  // Writes entry e (a = 0) of probe p in a free slot of its emptier bucket
+  // (free1, free2: the buckets' free slots as bits, at least one set).
+  void PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_t free2);
   bool PathIsSimple(int32_t node) const;
   void Count(uint64_t entry, int64_t d) {
     entries_ += static_cast<uint64_t>(d);
