@@ -75,7 +75,8 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   o.target_fpr = options.target_fpr;
   // Sized for the keys the DB holds (`capacity`), at the default 95% load
   // limit: the first write after open widens the table's buckets (4 to 5
-  // slots, 76% full), which costs a copy of the table and no bits. A
+  // slots, 76% full), a copy of the table and a quarter more memory, but
+  // no fingerprint bits. A
   // family of 2^20 keys or more plans no growth: the keys at open may
   // spend 50% of the FPR target (at 0.1% they need 46%: 5 fp bits), and
   // the rest is kept for growth past them, which widens and splits the
