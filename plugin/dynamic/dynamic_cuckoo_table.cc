@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <new>
 
+#include "dynamic/eviction_path.h"
 #include "dynamic/table_memory.h"
 
 namespace sstfilter {
@@ -217,17 +218,7 @@ bool DynamicCuckooTable::InsertEvicting(const Probe& p, std::atomic<uint64_t>* s
 }
 
 bool DynamicCuckooTable::PathIsSimple(int32_t node) const {
-  // At most kMaxDepth + 1 buckets: quadratic is cheaper than a set.
-  uint64_t path[kMaxDepth + 2];
-  size_t n = 0;
-  for (int32_t i = node; i >= 0; i = nodes_[i].parent) {
-    const uint64_t b = nodes_[i].bucket;
-    for (size_t j = 0; j < n; ++j) {
-      if (path[j] == b) return false;
-    }
-    path[n++] = b;
-  }
-  return true;
+  return dynamic_cuckoo::PathIsSimple<kMaxDepth + 2>(nodes_, node);
 }
 
 bool DynamicCuckooTable::SearchInsert(const Probe& p, std::atomic<uint64_t>* seq) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <new>
 
+#include "dynamic/eviction_path.h"
 #include "dynamic/table_memory.h"
 
 namespace sstfilter {
@@ -230,16 +231,7 @@ bool GrowingTable::Place(uint64_t i1, uint64_t e) {
 }
 
 bool GrowingTable::PathIsSimple(int32_t node) const {
-  uint64_t path[kMaxDepth + 2];
-  size_t n = 0;
-  for (int32_t i = node; i >= 0; i = nodes_[i].parent) {
-    const uint64_t b = nodes_[i].bucket;
-    for (size_t j = 0; j < n; ++j) {
-      if (path[j] == b) return false;
-    }
-    path[n++] = b;
-  }
-  return true;
+  return dynamic_cuckoo::PathIsSimple<kMaxDepth + 2>(nodes_, node);
 }
 
 bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "format/hash.h"
 #include "sstfilter/dynamic_cuckoo.h"
 
 namespace sstfilter {
@@ -45,6 +46,14 @@ inline std::unique_ptr<DynamicCuckooFilter> Make(double fpr = 0.001, uint64_t ca
 }
 
 inline std::string Key(uint64_t i) { return "key" + std::to_string(i); }
+
+// A saved filter rewritten in place, its checksum (the last 4 bytes)
+// recomputed: for Load's checks behind the checksum.
+inline std::string Resealed(std::string bytes) {
+  const uint32_t sum = ContentChecksum(bytes.data(), bytes.size() - 4);
+  for (int i = 0; i < 4; ++i) bytes[bytes.size() - 4 + i] = static_cast<char>(sum >> (8 * i));
+  return bytes;
+}
 
 }  // namespace test
 }  // namespace sstfilter
