@@ -272,6 +272,16 @@ DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
   return DynamicStatus::kOk;
 }
 
+DynamicStatus DynamicCuckooFilter::ReplaceWith(std::unique_ptr<DynamicCuckooFilter> other) {
+  if (other == nullptr || rep_->growing == nullptr || other->rep_->growing == nullptr) {
+    return DynamicStatus::kInvalidArgument;
+  }
+  rep_->options = other->rep_->options;
+  rep_->exact = std::move(other->rep_->exact);
+  rep_->growing->ReplaceWith(std::move(*other->rep_->growing));
+  return DynamicStatus::kOk;
+}
+
 bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
   if (growing_ != nullptr) return growing_->ContainsHash(hash);
   const Rep& r = *rep_;

@@ -84,6 +84,23 @@ void GrowingFilter::Publish(std::unique_ptr<GrowingTable> t) {
   if (old != nullptr) old->Retire();
 }
 
+void GrowingFilter::ReplaceWith(GrowingFilter&& other) {
+  options_ = other.options_;
+  max_load_ = other.max_load_;
+  plan_share_ = other.plan_share_;
+  extra_ = std::move(other.extra_);
+  side_bytes_.store(other.side_bytes_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  phase_ = other.phase_;
+  planned_ = other.planned_;
+  new_l_ = other.new_l_;
+  std::unique_ptr<GrowingTable> t = std::move(other.owned_.back());
+  other.owned_.clear();
+  other.table_ = nullptr;
+  other.published_.store(nullptr, std::memory_order_relaxed);
+  Publish(std::move(t));
+  size_.store(other.size_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+}
+
 GrowingFilter::Budget GrowingFilter::BudgetFor(unsigned level, unsigned slots) const {
   const double eps = options_.target_fpr;
   // With no growth planned, the initial table is the plan, and the

@@ -88,6 +88,12 @@ class GrowingFilter {
 
   DynamicStatus InsertHash(uint64_t hash);
   DynamicStatus EraseHash(uint64_t hash);
+  // Takes `other`'s options, entries, counts and table (`other` is left
+  // unusable) and publishes that table as a growth step publishes its
+  // own: a reader running across the call answers from one table or the
+  // other, and one that finds nothing in the old table retries in the new.
+  // Writer only; `other` must have had no readers.
+  void ReplaceWith(GrowingFilter&& other);
   bool ContainsHash(uint64_t hash) const {
     for (;;) {
       const uint64_t s1 = seq_.load(std::memory_order_acquire);

@@ -81,5 +81,73 @@ TEST_P(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth)
 
 INSTANTIATE_TEST_SUITE_P(Formats, DynamicCuckooConcurrencyTest, ::testing::Values(0u, 3u));
 
+// ReplaceWith, as the key guard's re-presize uses it: a filter rebuilt for
+// the same keys takes over again and again while readers query, and no
+// reader misses a key both hold.
+TEST(DynamicCuckooReplaceTest, ReadersNeverMissAcrossReplaceWith) {
+#if defined(__SANITIZE_THREAD__) || defined(SSTFILTER_TEST_TSAN)
+  const uint64_t n = 5000;
+#else
+  const uint64_t n = 50000;
+#endif
+  constexpr uint64_t kRounds = 20;
+  DynamicCuckooOptions o;
+  o.initial_capacity = 1024;
+  std::unique_ptr<DynamicCuckooFilter> f;
+  ASSERT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(f->InsertHash(StableHash(i)), DynamicStatus::kOk);
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> misses{0}, checks{0};
+  auto reader = [&](uint64_t seed) {
+    uint64_t x = seed;
+    while (!done.load(std::memory_order_acquire)) {
+      x = Mix64(x);
+      if (!f->ContainsHash(StableHash(x % n))) misses.fetch_add(1, std::memory_order_relaxed);
+      checks.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::vector<std::thread> readers;
+  for (uint64_t t = 0; t < 2; ++t) readers.emplace_back(reader, t + 1);
+  o.initial_capacity = n;  // presized: a smaller filter
+  for (uint64_t round = 0; round < kRounds; ++round) {
+    std::unique_ptr<DynamicCuckooFilter> fresh;
+    ASSERT_EQ(DynamicCuckooFilter::Create(o, &fresh), DynamicStatus::kOk);
+    for (uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(fresh->InsertHash(StableHash(i)), DynamicStatus::kOk);
+    }
+    // The readers have been querying since the last swap.
+    while (checks.load(std::memory_order_relaxed) < (round + 1) * 100) std::this_thread::yield();
+    ASSERT_EQ(f->ReplaceWith(std::move(fresh)), DynamicStatus::kOk);
+    // The writer goes on in the new filter: churn grows and shrinks it.
+    for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(f->InsertHash(ChurnHash(i)), DynamicStatus::kOk);
+    for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(f->EraseHash(ChurnHash(i)), DynamicStatus::kOk);
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(misses.load(), 0u) << "of " << checks.load() << " checks";
+  EXPECT_EQ(f->Size(), n);
+  std::string saved;
+  f->Save(&saved);
+  std::unique_ptr<DynamicCuckooFilter> loaded;
+  ASSERT_EQ(DynamicCuckooFilter::Load(saved, &loaded), DynamicStatus::kOk);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(loaded->ContainsHash(StableHash(i)));
+}
+
+TEST(DynamicCuckooReplaceTest, OnlyVersionFiveFiltersReplace) {
+  DynamicCuckooOptions v5, v3;
+  v3.format_version = 3;
+  std::unique_ptr<DynamicCuckooFilter> a, b, legacy, legacy2;
+  ASSERT_EQ(DynamicCuckooFilter::Create(v5, &a), DynamicStatus::kOk);
+  ASSERT_EQ(DynamicCuckooFilter::Create(v5, &b), DynamicStatus::kOk);
+  ASSERT_EQ(DynamicCuckooFilter::Create(v3, &legacy), DynamicStatus::kOk);
+  ASSERT_EQ(DynamicCuckooFilter::Create(v3, &legacy2), DynamicStatus::kOk);
+  ASSERT_EQ(a->Insert("kept"), DynamicStatus::kOk);
+  EXPECT_EQ(a->ReplaceWith(nullptr), DynamicStatus::kInvalidArgument);
+  EXPECT_EQ(a->ReplaceWith(std::move(legacy2)), DynamicStatus::kInvalidArgument);
+  EXPECT_EQ(legacy->ReplaceWith(std::move(b)), DynamicStatus::kInvalidArgument);
+  EXPECT_TRUE(a->Contains("kept"));
+  EXPECT_EQ(a->Size(), 1u);
+}
+
 }  // namespace
 }  // namespace sstfilter

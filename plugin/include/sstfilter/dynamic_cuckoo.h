@@ -147,6 +147,14 @@ class DynamicCuckooFilter {
   DynamicStatus InsertHash(uint64_t hash);
   DynamicStatus EraseHash(uint64_t hash);
   bool ContainsHash(uint64_t hash) const;
+  // Replaces this filter's options and keys by `other`'s, which is
+  // consumed: for a filter rebuilt off the writer's path (presized for the
+  // keys it holds now) that takes over from one grown into them. Readers
+  // are never blocked: a Contains running across the call answers from one
+  // filter or the other, so it never misses a key both hold. Writer thread
+  // only. Both filters in format version 5, else kInvalidArgument and
+  // nothing changed.
+  DynamicStatus ReplaceWith(std::unique_ptr<DynamicCuckooFilter> other);
   // Starts loading the buckets ContainsHash(hash) and InsertHash(hash) will
   // read, so that a caller with other work first (taking a lock) overlaps
   // the cache misses with it. A hint: no effect on any result.
