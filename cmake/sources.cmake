@@ -47,6 +47,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb/policy.cc
   plugin/rocksdb/registration.cc
   plugin/guard/guard_family.cc
+  plugin/guard/guard_represize.cc
   plugin/guard/guard_file.cc
   plugin/guard/guard_impl.cc
   plugin/guard/guard_restart.cc

@@ -30,6 +30,7 @@ void GuardFamily::InsertHash(uint64_t hash) {
   std::lock_guard<std::mutex> lock(write_mu_);
   if (disabled_.load(std::memory_order_relaxed)) return;
   Account(filter_->InsertHash(hash));
+  if (logging_) log_.push_back({hash, false});
 }
 
 void GuardFamily::InsertHashBatch(const uint64_t* hashes, size_t n) {
@@ -44,6 +45,7 @@ void GuardFamily::InsertHashBatch(const uint64_t* hashes, size_t n) {
     for (size_t i = 0; i < m; ++i) {
       if (disabled_.load(std::memory_order_relaxed)) return;
       Account(statuses[i]);
+      if (logging_) log_.push_back({hashes[start + i], false});
     }
   }
 }
@@ -74,6 +76,46 @@ void GuardFamily::EraseHash(uint64_t hash) {
     disabled_.store(true, std::memory_order_release);
     errors_.fetch_add(1, std::memory_order_relaxed);
   }
+  if (logging_) log_.push_back({hash, true});
+}
+
+void GuardFamily::StartLog() {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  log_.clear();
+  logging_ = true;
+}
+
+std::vector<GuardFamily::LoggedOp> GuardFamily::TakeLog() {
+  std::vector<LoggedOp> out;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  out.swap(log_);
+  return out;
+}
+
+bool GuardFamily::Replay(const std::vector<LoggedOp>& ops, DynamicCuckooFilter* fresh) {
+  for (const LoggedOp& op : ops) {
+    const DynamicStatus s = op.erase ? fresh->EraseHash(op.hash) : fresh->InsertHash(op.hash);
+    // An insert that found its pair full adopts a copy, as Account does.
+    if (s != DynamicStatus::kOk && !(s == DynamicStatus::kTooManyCopies && !op.erase)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool GuardFamily::FinishRepresize(std::unique_ptr<DynamicCuckooFilter> fresh) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  logging_ = false;
+  std::vector<LoggedOp> rest;
+  rest.swap(log_);
+  if (disabled_.load(std::memory_order_relaxed) || !Replay(rest, fresh.get())) return false;
+  return filter_->ReplaceWith(std::move(fresh)) == DynamicStatus::kOk;
+}
+
+void GuardFamily::AbandonLog() {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  logging_ = false;
+  std::vector<LoggedOp>().swap(log_);
 }
 
 bool GuardFamily::Save(std::string* out) const {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <rocksdb/db.h>
 
@@ -57,6 +58,38 @@ class GuardFamily {
   // Saves the filter (appends); false if the guard is off.
   bool Save(std::string* out) const;
 
+  // ---- re-presize (guard_represize.cc) ------------------------------------
+  // A filter rebuilt from a snapshot scan, for the keys the DB holds then,
+  // takes over from the grown one: the log carries the writes made since
+  // the snapshot into it.
+  struct LoggedOp {
+    uint64_t hash;
+    bool erase;
+  };
+  // From now on every Insert and Erase is also logged. The caller holds the
+  // key-lock gate exclusively, so that no write is between its guard update
+  // and its DB write, and takes the snapshot it scans under that gate:
+  // then the snapshot plus the log, in order, is every key's copy.
+  void StartLog();
+  // The ops logged since StartLog or the last TakeLog, in order.
+  std::vector<LoggedOp> TakeLog();
+  // Applies ops to `fresh` as the guard applied them; false if `fresh`
+  // refused one (full, or an erase it cannot match): it is not usable.
+  static bool Replay(const std::vector<LoggedOp>& ops, DynamicCuckooFilter* fresh);
+  // Under the writer lock, so that no op falls between: replays the rest
+  // of the log into `fresh` and makes it the filter readers query. Stops
+  // logging either way; false, the filter unchanged, if the guard is off
+  // or `fresh` refused an op.
+  bool FinishRepresize(std::unique_ptr<DynamicCuckooFilter> fresh);
+  void AbandonLog();
+  // The family holds the keys at which the filter wants rebuilding
+  // (GuardedDB::Impl::RepresizeAt): a hint, read without the lock.
+  bool WantsRepresize() const {
+    return filter_->Size() >= represize_at_.load(std::memory_order_relaxed);
+  }
+  // UINT64_MAX: never (a re-presize is under way, or none is wanted).
+  void SetRepresizeAt(uint64_t keys) { represize_at_.store(keys, std::memory_order_relaxed); }
+
   // The handle writes use for "does the DB hold this key" (null once the
   // user destroyed it: writes are then refused).
   rocksdb::ColumnFamilyHandle* handle() const { return handle_.load(std::memory_order_acquire); }
@@ -83,6 +116,9 @@ class GuardFamily {
   std::atomic<rocksdb::ColumnFamilyHandle*> handle_;
   std::atomic<uint64_t> errors_{0};
   std::atomic<uint64_t> adopted_{0};
+  std::atomic<uint64_t> represize_at_{UINT64_MAX};
+  bool logging_ = false;  // under write_mu_, as log_
+  std::vector<LoggedOp> log_;
 };
 
 }  // namespace sstfilter

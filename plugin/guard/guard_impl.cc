@@ -39,7 +39,7 @@ GuardedDB::Impl::Impl(GuardOptions guard, std::string db_path)
   table_.store(tables_.back().get(), std::memory_order_release);
 }
 
-GuardedDB::Impl::~Impl() = default;
+GuardedDB::Impl::~Impl() { StopRepresize(/*forever=*/true); }
 
 void GuardedDB::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
   std::lock_guard<std::mutex> lock(admin_mu_);
@@ -76,17 +76,17 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   // Sized for the keys the DB holds (`capacity`), at the default 95% load
   // limit: the first write after open widens the table's buckets (4 to 5
   // slots, 76% full), a copy of the table and a quarter more memory, but
-  // no fingerprint bits. A
-  // family of 2^20 keys or more plans no growth: the keys at open may
-  // spend 50% of the FPR target (at 0.1% they need 46%: 5 fp bits), and
-  // the rest is kept for growth past them, which widens and splits the
-  // table without spare bits (dynamic/growing_filter.h). A larger share
-  // buys no bit at open and leaves growth less (guard_bench: bits/key
-  // after 4x growth against those at open). Small and new families plan
-  // for 2^20 keys, so that their growth shares the 50%.
+  // no fingerprint bits. A family of min_planned_keys or more plans no
+  // growth: the keys at open may spend 50% of the FPR target (at 0.1% they
+  // need 46%: 5 fp bits), and the rest is kept for growth past them, which
+  // widens and splits the table without spare bits
+  // (dynamic/growing_filter.h) until the re-presize at twice the keys
+  // (guard_represize.cc). A larger share buys no bit at open and leaves
+  // growth less. Smaller families plan for min_planned_keys, so that their
+  // growth shares the 50%.
   o.first_member_fpr_share = kGuardOpenFprShare;
   o.initial_capacity = std::max<uint64_t>(capacity, 1024);
-  o.expected_max_keys = std::max<uint64_t>(o.initial_capacity, uint64_t{1} << 20);
+  o.expected_max_keys = std::max<uint64_t>(o.initial_capacity, options.min_planned_keys);
   o.checked = options.checked;
   const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
   if (s != DynamicStatus::kOk) {

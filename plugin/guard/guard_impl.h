@@ -10,6 +10,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "format/hash.h"
@@ -95,6 +96,34 @@ struct GuardedDB::Impl {
     return open_sequence_ + consumed_.load(std::memory_order_relaxed);
   }
 
+  // Re-presize (guard_represize.cc). At most one runs at a time, over every
+  // family; a finished run's thread is joined by the next start or by
+  // StopRepresize.
+  // After a write's insert: starts a background re-presize of `g` if it
+  // wants one, the option is on, none runs and none is barred.
+  void MaybeRepresize(rocksdb::DB* db, GuardFamily* g);
+  // Runs one on the calling thread, after any running one.
+  rocksdb::Status RepresizeNow(rocksdb::DB* db, GuardFamily* g);
+  // Cancels the running one and waits for it; with `forever`, none starts
+  // again (Close).
+  void StopRepresize(bool forever = false);
+  void WaitForRepresize();
+  // A prepared two-phase ingestion makes keys visible later, at a commit
+  // the guard does not see: a snapshot scan could miss them, so no
+  // re-presize runs for the rest of the session.
+  void BarRepresize() { represize_barred_.store(true, std::memory_order_release); }
+  // For a filter built for `keys`: the size at which it wants rebuilding,
+  // twice that and at least min_planned_keys (UINT64_MAX with the
+  // background re-presize off).
+  uint64_t RepresizeAt(uint64_t keys) const;
+  void CountRepresize(double seconds);
+  uint64_t represizes() const { return represizes_.load(std::memory_order_relaxed); }
+  double represize_seconds() const {
+    return represize_micros_.load(std::memory_order_relaxed) / 1e6;
+  }
+  bool represize_barred() const { return represize_barred_.load(std::memory_order_acquire); }
+  const std::atomic<bool>& represize_stop() const { return represize_stop_; }
+
   const GuardOptions options;
   const std::string guard_file;
   KeyLocks locks;
@@ -116,6 +145,15 @@ struct GuardedDB::Impl {
   };
   static constexpr size_t kCounters = 8;
   Counter ruled_out_[kCounters];
+  std::mutex represize_start_mu_;  // starts and stops of the background thread
+  std::mutex represize_run_mu_;    // held by the running re-presize
+  std::thread represize_thread_;
+  std::atomic<bool> represize_busy_{false};
+  std::atomic<bool> represize_stop_{false};
+  std::atomic<bool> represize_closed_{false};
+  std::atomic<bool> represize_barred_{false};
+  std::atomic<uint64_t> represizes_{0};
+  std::atomic<uint64_t> represize_micros_{0};
 };
 
 // For the write paths (guarded_db_write.cc, guarded_db_ingest.cc).

@@ -138,6 +138,7 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
   auto guard = std::make_unique<GuardFamily>(handle->GetID(), handle->GetName(),
                                              std::move(filter), OwnHandle(db, handle));
   guard->InsertHashBatch(hashes.data(), hashes.size());
+  guard->SetRepresizeAt(impl->RepresizeAt(keys));
   if (scan) {
     const double seconds = Since(start);
     if (impl->options.report_progress) {
@@ -188,6 +189,7 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
     if (f != nullptr && DynamicCuckooFilter::Load(f->filter, &filter) == DynamicStatus::kOk) {
       guard = std::make_unique<GuardFamily>(h->GetID(), h->GetName(), std::move(filter),
                                             OwnHandle(db, h));
+      guard->SetRepresizeAt(impl->RepresizeAt(guard->Size()));
       impl->open_stats.loaded = true;
     } else {
       if (usable) why = "no valid saved guard for column family '" + h->GetName() + "'";

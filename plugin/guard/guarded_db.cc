@@ -1,5 +1,6 @@
 // GuardedDB: opening, closing, reads and column families. Writes are in
-// guarded_db_write.cc, restart in guard_restart.cc.
+// guarded_db_write.cc, restart in guard_restart.cc, re-presize in
+// guard_represize.cc.
 
 #include <sstfilter/guarded_db.h>
 
@@ -86,6 +87,7 @@ rocksdb::Status GuardedDB::Close() {
   // and the close: its output, written by this session, would look to the
   // next Open like an SST from elsewhere, and cost a rebuild. (Close waits
   // for that work anyway; a failure here costs at most that rebuild.)
+  impl_->StopRepresize(/*forever=*/true);
   db_->PauseBackgroundWork().PermitUncheckedError();
   const rocksdb::Status saved = SaveGuards(db_, impl_.get());
   const rocksdb::Status closed = db_->Close();
@@ -104,8 +106,11 @@ GuardStats GuardedDB::GetGuardStats() const {
     s.adopted_copies += g->adopted();
     s.disabled_families += g->enabled() ? 0 : 1;
   }
+  s.represizes = impl_->represizes();
+  s.represize_seconds = impl_->represize_seconds();
   return s;
 }
+
 
 // ---- reads ---------------------------------------------------------------
 
@@ -380,7 +385,11 @@ rocksdb::Status GuardedDB::DropColumnFamilies(
 rocksdb::Status GuardedDB::DestroyColumnFamilyHandle(rocksdb::ColumnFamilyHandle* cf) {
   if (cf != nullptr) {
     GuardFamily* g = impl_->Lookup(cf->GetID());
-    if (g != nullptr && g->handle() == cf) g->ClearHandle();
+    if (g != nullptr && g->handle() == cf) {
+      g->ClearHandle();
+      // A re-presize that read the handle before it was cleared ends first.
+      impl_->StopRepresize();
+    }
   }
   return db_->DestroyColumnFamilyHandle(cf);
 }

@@ -42,6 +42,7 @@ Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::Column
       const uint64_t hash = KeyHash(it->key());
       if (always || !(g->MayContainHash(hash) && DbHolds(db, g->handle(), it->key()))) {
         g->InsertHash(hash);
+        impl->MaybeRepresize(db, g);
       }
     }
     if (!it->status().ok()) return it->status();
@@ -74,6 +75,7 @@ Status GuardedDB::IngestExternalFiles(const std::vector<rocksdb::IngestExternalF
 Status GuardedDB::PrepareFileIngestion(const std::vector<rocksdb::IngestExternalFileArg>& args,
                                        std::unique_ptr<rocksdb::FileIngestionHandle>* handle) {
   StripeGuard lock(&impl_->locks, {}, /*all=*/true);
+  impl_->BarRepresize();
   for (const auto& arg : args) {
     Status s = GuardIngestedKeys(db_, impl_.get(), arg.column_family, arg.external_files,
                                  /*always=*/true);

@@ -66,7 +66,10 @@ Status WriteOne(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHan
   std::lock_guard<std::mutex> lock(impl->locks.stripe(KeyLocks::StripeOf(g->id(), hash)));
   const bool held = g->MayContainHash(hash) && DbHolds(db, h, key);
   if (put) {
-    if (!held) g->InsertHash(hash);
+    if (!held) {
+      g->InsertHash(hash);
+      impl->MaybeRepresize(db, g);
+    }
     return Counted(impl, 1, write());
   }
   const Status s = Counted(impl, 1, write());
@@ -122,7 +125,10 @@ Status WriteMany(rocksdb::DB* db, GuardedDB::Impl* impl, std::vector<KeyOp> ops,
   for (Key& k : keys) {
     GuardFamily* g = k.op->guard;
     const bool held = g->MayContainHash(k.op->hash) && DbHolds(db, g->handle(), k.op->key);
-    if (k.any_put && !held) g->InsertHash(k.op->hash);
+    if (k.any_put && !held) {
+      g->InsertHash(k.op->hash);
+      impl->MaybeRepresize(db, g);
+    }
     k.owns = held || k.any_put;
   }
   const Status s = Counted(impl, records, write());

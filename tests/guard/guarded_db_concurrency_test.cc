@@ -161,7 +161,11 @@ void Reader(Shared* sh, int r) {
   }
 }
 
-TEST(GuardRaceTest, ConcurrentWritersNeverHideAKey) {
+// Writers and readers race; with `represize`, another thread rebuilds both
+// families' filters (GuardedDB::RepresizeGuard) again and again meanwhile,
+// and every rebuild must succeed: the checked filter refuses an erase of a
+// key the rebuilt filter does not hold.
+void RunRace(bool represize) {
   TempDir dir;
   rocksdb::Options options = GuardTestOptions();
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -180,11 +184,30 @@ TEST(GuardRaceTest, ConcurrentWritersNeverHideAKey) {
   for (int t = 0; t < kWriters; ++t) threads.emplace_back(Writer, &sh, t);
   std::vector<std::thread> readers;
   for (int r = 0; r < 2; ++r) readers.emplace_back(Reader, &sh, r);
+  std::atomic<bool> writers_done{false};
+  uint64_t rebuilds = 0;
+  std::thread represizer([&] {
+    while (represize && !writers_done.load()) {
+      for (auto* h : handles) {
+        const rocksdb::Status s = db->RepresizeGuard(h);
+        EXPECT_TRUE(s.ok()) << s.ToString();
+        ++rebuilds;
+      }
+    }
+  });
   for (auto& t : threads) t.join();
+  writers_done = true;
+  represizer.join();
+  if (represize) std::printf("rebuilds amid writers: %llu\n", static_cast<unsigned long long>(rebuilds));
   sh.stop = true;
   for (auto& t : readers) t.join();
   EXPECT_EQ(sh.misses.load(), 0u);
   EXPECT_EQ(sh.failures.load(), 0u);
+  if (represize) {
+    // One more with no writer: the rebuilt filter must hold every key.
+    for (auto* h : handles) ASSERT_TRUE(db->RepresizeGuard(h).ok());
+    EXPECT_EQ(db->GetGuardStats().represizes, rebuilds + handles.size());
+  }
   const GuardStats stats = db->GetGuardStats();
   EXPECT_EQ(stats.guard_errors, 0u);
   EXPECT_EQ(stats.disabled_families, 0u);
@@ -194,6 +217,10 @@ TEST(GuardRaceTest, ConcurrentWritersNeverHideAKey) {
   for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
   ASSERT_TRUE(db->Close().ok());
 }
+
+TEST(GuardRaceTest, ConcurrentWritersNeverHideAKey) { RunRace(/*represize=*/false); }
+
+TEST(GuardRaceTest, RepresizeAmidWritersNeverHidesAKey) { RunRace(/*represize=*/true); }
 
 // Writers racing on a few keys with point writes only (no removal the
 // guard cannot follow): afterwards the guard holds exactly one copy per key

@@ -87,6 +87,21 @@ struct GuardOptions {
   std::string guard_file;
   // Rebuild progress on stderr.
   bool report_progress = true;
+  // A family's filter is planned for at least this many keys: a smaller
+  // family's fingerprints are sized for growth up to here, so that it grows
+  // without losing FPR or rebuilding. At most 2^40.
+  uint64_t min_planned_keys = uint64_t{1} << 20;
+  // Each time a family holds twice the keys its filter was built for (at
+  // open, or by the last re-presize), and at least min_planned_keys,
+  // rebuild the filter
+  // for the keys the DB holds then, from a snapshot scan on a background
+  // thread, and swap it in: a grown filter spends more bits per key than
+  // one sized for its keys (docs/design/key_guard.md). Reads never block;
+  // writes wait only while the rebuild starts (the in-flight writes
+  // finish) and while its last few thousand writes are replayed. It costs
+  // a scan of the family and, while it runs, a second filter and 8 bytes
+  // a key. RepresizeGuard runs one on demand.
+  bool background_represize = true;
   // For tests: the filter's checked mode, which detects an erase of a key
   // never inserted (counted in GuardStats::guard_errors). Costs memory.
   bool checked = false;
@@ -112,6 +127,8 @@ struct GuardStats {
   double rebuild_seconds = 0;
   std::string rebuild_reason;   // why the saved guard was not used (the last
                                 // rebuilt family's reason)
+  uint64_t represizes = 0;      // filters rebuilt and swapped in since Open
+  double represize_seconds = 0;
 };
 
 class GuardedDB : public rocksdb::StackableDB {
@@ -134,8 +151,20 @@ class GuardedDB : public rocksdb::StackableDB {
   GuardStats GetGuardStats() const;
   uint64_t RuledOut() const;  // GuardStats::ruled_out, cheaply
 
-  // Saves the guard, then closes the DB.
+  // Saves the guard, then closes the DB (a running re-presize is stopped).
   rocksdb::Status Close() override;
+
+  // Rebuilds the family's guard filter for the keys it holds now and swaps
+  // it in, on the calling thread, while reads and writes go on (see
+  // GuardOptions::background_represize); after any background one. OK once
+  // the new filter serves; otherwise the old one still does, and the status
+  // says why: Incomplete (the guard is off, the family dropped, or Close
+  // stopped it), NotSupported (an unguarded family, or a two-phase
+  // ingestion was prepared in this session).
+  rocksdb::Status RepresizeGuard(rocksdb::ColumnFamilyHandle* cf);
+  // Returns once no background re-presize runs (one a write starts later
+  // may run again).
+  void WaitForGuardWork();
 
   // ---- reads -------------------------------------------------------------
   using rocksdb::StackableDB::Get;

@@ -1,0 +1,198 @@
+// The key guard's re-presize: a family's filter rebuilt for the keys the DB
+// holds now, off the write path, then swapped in.
+//
+// A filter grown from n to 4n keys spends more bits per key than one sized
+// for 4n: its growth steps widen and split buckets, and each phase of growth
+// gets a smaller share of the FPR target, so its fingerprints lengthen
+// (docs/design/key_guard.md). Rebuilding from a scan each time the family
+// doubles resets both.
+//
+// Why no key is missed. Under the key-lock gate, held exclusively, no write
+// is between its guard update and its DB write (guarded_db_write.cc), so
+// the snapshot taken there holds exactly the keys that own a copy, and the
+// log started there holds every guard update after it, in each key's
+// order. The new filter is the snapshot's keys, then the log; the last of
+// the log is replayed under the filter's writer lock, and the swap
+// (DynamicCuckooFilter::ReplaceWith) is a table publish that readers
+// retry across. Any doubt -- the guard off, the new filter refusing an op,
+// a stop -- keeps the old filter.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+#include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
+
+#include "guard/guard_impl.h"
+#include "guard/guard_restart.h"
+#include "rocksdb/slice_hash.h"
+
+namespace sstfilter {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Ops replayed outside the writer lock until a round leaves fewer than this;
+// the rest is replayed under it, blocking writes for that long only.
+constexpr size_t kFinalReplay = 4096;
+
+// The snapshot's key hashes into *hashes; Incomplete if *stop turned true.
+rocksdb::Status ScanSnapshot(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h,
+                             const rocksdb::Snapshot* snapshot, const std::atomic<bool>& stop,
+                             std::vector<uint64_t>* hashes) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  ro.fill_cache = false;  // a scan would evict the working set
+  ro.total_order_seek = true;
+  ro.readahead_size = 2 << 20;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, h));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    hashes->push_back(KeyHash(it->key()));
+    if ((hashes->size() & 0xffff) == 0 && stop.load(std::memory_order_relaxed)) {
+      return rocksdb::Status::Incomplete("sstfilter guard: re-presize stopped");
+    }
+  }
+  return it->status();
+}
+
+rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFamily* g) {
+  const auto start = Clock::now();
+  const std::atomic<bool>& stop = impl->represize_stop();
+  const rocksdb::Snapshot* snapshot = nullptr;
+  rocksdb::ColumnFamilyHandle* h = nullptr;
+  {
+    std::unique_lock<std::shared_mutex> gate(impl->locks.gate);
+    if (impl->represize_barred()) {
+      return rocksdb::Status::NotSupported(
+          "sstfilter guard: no re-presize after a prepared two-phase ingestion");
+    }
+    h = g->handle();
+    if (h == nullptr || g->dropped() || !g->enabled()) {
+      return rocksdb::Status::Incomplete("sstfilter guard: the family is off, dropped or "
+                                         "has no handle");
+    }
+    g->StartLog();
+    snapshot = db->GetSnapshot();
+  }
+  std::vector<uint64_t> hashes;
+  rocksdb::Status s = ScanSnapshot(db, h, snapshot, stop, &hashes);
+  db->ReleaseSnapshot(snapshot);
+  std::unique_ptr<DynamicCuckooFilter> fresh;
+  if (s.ok()) s = impl->NewFilter(hashes.size(), &fresh);
+  if (s.ok()) {
+    std::vector<DynamicStatus> statuses(hashes.size());
+    fresh->InsertHashBatch(hashes.data(), hashes.size(), statuses.data());
+    for (DynamicStatus st : statuses) {
+      // A pair full of copies adopts, as the guard's own inserts do.
+      if (st != DynamicStatus::kOk && st != DynamicStatus::kTooManyCopies) {
+        s = rocksdb::Status::Incomplete("sstfilter guard: re-presize: ", DynamicStatusName(st));
+        break;
+      }
+    }
+  }
+  std::vector<uint64_t>().swap(hashes);
+  for (bool more = s.ok(); more;) {
+    const std::vector<GuardFamily::LoggedOp> ops = g->TakeLog();
+    if (!GuardFamily::Replay(ops, fresh.get())) {
+      s = rocksdb::Status::Incomplete("sstfilter guard: re-presize: the log did not replay");
+    } else if (stop.load(std::memory_order_relaxed)) {
+      s = rocksdb::Status::Incomplete("sstfilter guard: re-presize stopped");
+    }
+    more = s.ok() && ops.size() >= kFinalReplay;
+  }
+  if (s.ok() && !g->FinishRepresize(std::move(fresh))) {
+    s = rocksdb::Status::Incomplete("sstfilter guard: re-presize: the guard is off or the log "
+                                    "did not replay");
+  }
+  if (!s.ok()) {
+    g->AbandonLog();
+    g->SetRepresizeAt(impl->RepresizeAt(g->Size()));  // no retry before it doubles again
+    return s;
+  }
+  g->SetRepresizeAt(impl->RepresizeAt(g->Size()));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  impl->CountRepresize(seconds);
+  if (impl->options.report_progress) {
+    std::fprintf(stderr, "sstfilter guard: re-presized [%s]: %llu keys in %.2f s\n",
+                 g->name().c_str(), static_cast<unsigned long long>(g->Size()), seconds);
+  }
+  return s;
+}
+
+}  // namespace
+
+uint64_t GuardedDB::Impl::RepresizeAt(uint64_t keys) const {
+  if (!options.background_represize) return UINT64_MAX;
+  return std::max(2 * keys, options.min_planned_keys);
+}
+
+void GuardedDB::Impl::CountRepresize(double seconds) {
+  represizes_.fetch_add(1, std::memory_order_relaxed);
+  represize_micros_.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+}
+
+void GuardedDB::Impl::MaybeRepresize(rocksdb::DB* db, GuardFamily* g) {
+  if (!options.background_represize || !g->WantsRepresize() ||
+      represize_busy_.load(std::memory_order_acquire)) {
+    return;
+  }
+  // A writer holds its locks here: only try, never wait.
+  std::unique_lock<std::mutex> lock(represize_start_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || represize_busy_.load(std::memory_order_acquire) ||
+      represize_closed_.load(std::memory_order_acquire) || !g->WantsRepresize()) {
+    return;
+  }
+  if (represize_thread_.joinable()) represize_thread_.join();  // finished
+  g->SetRepresizeAt(UINT64_MAX);  // wanted no more while it runs
+  represize_busy_.store(true, std::memory_order_release);
+  represize_thread_ = std::thread([this, db, g] {
+    {
+      std::lock_guard<std::mutex> run(represize_run_mu_);
+      const rocksdb::Status s = RepresizeFamily(db, this, g);
+      if (!s.ok() && options.report_progress) {
+        std::fprintf(stderr, "sstfilter guard: re-presize of [%s] not done: %s\n",
+                     g->name().c_str(), s.ToString().c_str());
+      }
+    }
+    represize_busy_.store(false, std::memory_order_release);
+  });
+}
+
+rocksdb::Status GuardedDB::Impl::RepresizeNow(rocksdb::DB* db, GuardFamily* g) {
+  std::lock_guard<std::mutex> run(represize_run_mu_);
+  return RepresizeFamily(db, this, g);
+}
+
+void GuardedDB::Impl::StopRepresize(bool forever) {
+  std::lock_guard<std::mutex> lock(represize_start_mu_);
+  if (forever) represize_closed_.store(true, std::memory_order_release);
+  represize_stop_.store(true, std::memory_order_release);
+  if (represize_thread_.joinable()) represize_thread_.join();
+  // A run on a caller's thread (RepresizeNow) sees the stop too.
+  std::lock_guard<std::mutex> run(represize_run_mu_);
+  represize_stop_.store(false, std::memory_order_release);
+}
+
+void GuardedDB::Impl::WaitForRepresize() {
+  std::lock_guard<std::mutex> lock(represize_start_mu_);
+  if (represize_thread_.joinable()) represize_thread_.join();
+}
+
+rocksdb::Status GuardedDB::RepresizeGuard(rocksdb::ColumnFamilyHandle* cf) {
+  GuardFamily* g = nullptr;
+  const rocksdb::Status found = FindGuard(*impl_, cf->GetID(), &g);
+  if (!found.ok()) return found;
+  if (g == nullptr) {
+    return rocksdb::Status::NotSupported("sstfilter guard: column family '" + cf->GetName() +
+                                         "' is not guarded");
+  }
+  return impl_->RepresizeNow(db_, g);
+}
+
+void GuardedDB::WaitForGuardWork() { impl_->WaitForRepresize(); }
+
+}  // namespace sstfilter
