@@ -78,10 +78,9 @@ class CuckooReader final : public FilterReader {
       const bool in2 = codec_.WordContains(w2, fp);
       if (in1 | in2) return true;
     } else {
-      __builtin_prefetch(table_ + i2 * codec_.bucket_bits() / 8);
-      if (codec_.Contains(table_, i1, fp) || codec_.Contains(table_, i2, fp)) {
-        return true;
-      }
+      const bool in1 = codec_.WideContains(table_, i1, fp);
+      const bool in2 = codec_.WideContains(table_, i2, fp);
+      if (in1 | in2) return true;
     }
     return layout_.stash_entries != 0 &&
            StashContains(layout_.stash, layout_.stash_entries, i1, i2, fp);

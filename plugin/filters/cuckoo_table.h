@@ -77,6 +77,29 @@ class PlainBucketCodec {
   bool WordContains(uint64_t word, uint32_t fp) const {
     return lanes_.ZeroLanes(word ^ (fp * lanes_.ones)) != 0;
   }
+  // Contains for any width, inline and without a branch on the data: a
+  // query's loads for both buckets issue before either is compared, and
+  // a loop of queries overlaps their cache misses (out of line, with a
+  // branch per slot, a query out of cache cost about one miss's latency
+  // more than one that fits a word).
+  // Up to 28 bits two lanes share a load (2f <= 56 bits always fits
+  // LoadBits); wider, a load a slot.
+  SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
+                                            uint32_t fp) const {
+    const uint64_t pos = bucket * bucket_bits_;
+    const unsigned f = fp_bits_;
+    if (f <= 28) {
+      const uint64_t mask = (uint64_t{1} << f) - 1, pair = fp | (uint64_t{fp} << f);
+      const uint64_t a = LoadBits(base, pos, 2 * f) ^ pair;
+      const uint64_t b = LoadBits(base, pos + 2 * f, 2 * f) ^ pair;
+      return ((a & mask) == 0) | ((a >> f) == 0) | ((b & mask) == 0) | ((b >> f) == 0);
+    }
+    bool found = false;
+    for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
+      found |= LoadBits(base, pos + j * f, f) == fp;
+    }
+    return found;
+  }
 
  private:
   unsigned fp_bits_;
@@ -114,6 +137,31 @@ class SemiSortedBucketCodec {
   }
   bool WordContains(uint64_t word, uint32_t fp) const {
     return SlotsContain(decode_[word & 0xfff], word >> 12, fp);
+  }
+  // As PlainBucketCodec::WideContains, for buckets wider than a word
+  // (f >= 18, so high parts of 14 bits or more, two to a load up to
+  // f = 32): slot j matches when its high part and nibble j of the code's
+  // four are the query's.
+  SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
+                                            uint32_t fp) const {
+    const uint64_t pos = bucket * bucket_bits_;
+    const unsigned h = high_bits_;
+    const unsigned nib = decode_[LoadBits(base, pos, 12)] ^ ((fp & 15) * 0x1111u);
+    if (h <= 28) {
+      const uint64_t high = fp >> 4, pair = high | (high << h);
+      const uint64_t a = LoadBits(base, pos + 12, 2 * h) ^ pair;
+      const uint64_t b = LoadBits(base, pos + 12 + 2 * h, 2 * h) ^ pair;
+      return (((a & high_mask_) == 0) & ((nib & 0xf) == 0)) |
+             (((a >> h) == 0) & ((nib & 0xf0) == 0)) |
+             (((b & high_mask_) == 0) & ((nib & 0xf00) == 0)) |
+             (((b >> h) == 0) & ((nib & 0xf000) == 0));
+    }
+    bool found = false;
+    for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
+      const uint64_t high_j = LoadBits(base, pos + 12 + j * h, h);
+      found |= (high_j == (fp >> 4)) & (((nib >> (4 * j)) & 15) == 0);
+    }
+    return found;
   }
 
  private:
@@ -168,6 +216,9 @@ class FixedSemiSortedCodec {
     const uint64_t nz = ~(((x & 0x7777) + 0x7777) | x) & 0x8888;
     const uint64_t nibble_match = ((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15;
     return (nibble_match & high_match) != 0;
+  }
+  bool WideContains(const char* base, uint64_t bucket, uint32_t fp) const {  // never wide
+    return Contains(base, bucket, fp);
   }
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const {
     return WordContains(LoadWord(base, bucket), fp);

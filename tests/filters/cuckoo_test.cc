@@ -138,6 +138,10 @@ void CheckCodecRoundTrip(int f) {
       }
       const bool present = std::find(got.begin(), got.end(), fp) != got.end();
       ASSERT_EQ(query.Contains(table.data(), b, fp), present) << "f=" << f << " fp=" << fp;
+      // Readers match buckets wider than a word with WideContains.
+      if (!query.word_sized()) {
+        ASSERT_EQ(query.WideContains(table.data(), b, fp), present) << "f=" << f << " fp=" << fp;
+      }
     }
   }
 }
