@@ -75,6 +75,7 @@ DynamicStatus GrowingFilter::Create(const DynamicCuckooOptions& options,
 void GrowingFilter::Publish(std::unique_ptr<GrowingTable> t) {
   GrowingTable* old = table_;
   table_ = t.get();
+  grow_at_ = static_cast<uint64_t>(max_load_ * static_cast<double>(table_->capacity()));
   owned_.push_back(std::move(t));
   const uint64_t s = seq_.load(std::memory_order_relaxed);
   seq_.store(s + 1, std::memory_order_relaxed);
@@ -82,6 +83,18 @@ void GrowingFilter::Publish(std::unique_ptr<GrowingTable> t) {
   published_.store(table_, std::memory_order_release);
   seq_.store(s + 2, std::memory_order_release);
   if (old != nullptr) old->Retire();
+}
+
+bool GrowingFilter::ContainsSlow(uint64_t hash) const {
+  for (;;) {
+    const uint64_t s1 = seq_.load(std::memory_order_acquire);
+    if (published_.load(std::memory_order_acquire)->ContainsHash(hash)) return true;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (seq_.load(std::memory_order_relaxed) == s1 && (s1 & 1) == 0) return false;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
 }
 
 void GrowingFilter::ReplaceWith(GrowingFilter&& other) {
@@ -249,8 +262,7 @@ unsigned GrowingFilter::CopiesOf(const GrowingTable::Probe& p, uint64_t* longest
 
 DynamicStatus GrowingFilter::InsertHash(uint64_t hash) {
   for (;;) {
-    const double limit = max_load_ * static_cast<double>(table_->capacity());
-    if (static_cast<double>(table_->entries() + 1) > limit) {
+    if (table_->entries() + 1 > grow_at_) {  // past the load limit
       const DynamicStatus s = Grow();
       if (s != DynamicStatus::kOk) return s;
       continue;
@@ -272,7 +284,8 @@ DynamicStatus GrowingFilter::InsertHash(uint64_t hash) {
     const unsigned copies = CopiesOf(p, &longest);
     if (copies >= kDynamicCuckooMaxCopies) return DynamicStatus::kTooManyCopies;
     if (!table_->Insert(p, new_l_, &seq_)) {
-      if (copies == 0 || static_cast<double>(table_->entries()) >= kCopyGrowShare * limit) {
+      if (copies == 0 || static_cast<double>(table_->entries()) >=
+                             kCopyGrowShare * max_load_ * static_cast<double>(table_->capacity())) {
         const DynamicStatus s = Grow();
         if (s != DynamicStatus::kOk) return s;
         continue;

@@ -94,15 +94,20 @@ class GrowingFilter {
   // other, and one that finds nothing in the old table retries in the new.
   // Writer only; `other` must have had no readers.
   void ReplaceWith(GrowingFilter&& other);
+  // Most absent keys end at the heads, with no call (so no registers to
+  // save); the rest compare tails, and only a query that found nothing
+  // while a writer ran goes to ContainsSlow.
   bool ContainsHash(uint64_t hash) const {
-    for (;;) {
-      const uint64_t s1 = seq_.load(std::memory_order_acquire);
-      const GrowingTable* t = published_.load(std::memory_order_acquire);
-      if (t->ContainsHash(hash)) return true;
+    const uint64_t s1 = seq_.load(std::memory_order_acquire);
+    const GrowingTable* t = published_.load(std::memory_order_acquire);
+    GrowingTable::HeadProbe h;
+    if (!t->HeadsMayMatch(hash, &h)) {
       // Not found: valid only if no entry moved and no table was replaced.
       std::atomic_thread_fence(std::memory_order_acquire);
       if (seq_.load(std::memory_order_relaxed) == s1 && (s1 & 1) == 0) return false;
+      return ContainsSlow(hash);
     }
+    return t->TailsMatch(h, hash) || ContainsSlow(hash);
   }
   SSTFILTER_ALWAYS_INLINE void PrefetchHash(uint64_t hash) const {
     const GrowingTable* t = published_.load(std::memory_order_acquire);
@@ -175,6 +180,9 @@ class GrowingFilter {
   // that copy. False: one found neither.
   bool SplitCounts(GrowingTable* to, const std::vector<GrowingTable::Unplaced>& unplaced,
                    CopyCounts* out) const;
+  // ContainsHash in full: heads and tails, retried while it finds nothing
+  // and a writer moved entries or replaced the table meanwhile.
+  bool ContainsSlow(uint64_t hash) const;
   // The base bucket count and planned phases the options give.
   static uint64_t BaseFor(const DynamicCuckooOptions& options);
 
@@ -183,6 +191,7 @@ class GrowingFilter {
   double plan_share_ = 1 - kReserve;  // of the target, for the planned phases
   std::vector<std::unique_ptr<GrowingTable>> owned_;  // every table, retired or not
   GrowingTable* table_ = nullptr;                     // the writer's: owned_.back()
+  uint64_t grow_at_ = 0;  // entries at the load limit: floor(max_load_ * capacity)
   std::atomic<GrowingTable*> published_{nullptr};
   std::atomic<uint64_t> seq_{0};  // odd while entries move or the table changes
   std::atomic<uint64_t> size_{0};

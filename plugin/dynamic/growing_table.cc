@@ -63,46 +63,27 @@ double GrowingTable::MatchMass() const {
   return m;
 }
 
-void GrowingTable::WriteBits(uint64_t pos, unsigned width, uint64_t v) {
-  const uint64_t w = pos >> 6;
-  const unsigned off = pos & 63;
-  const uint64_t mask = (uint64_t{1} << width) - 1;
-  uint64_t lo = words_[w].load(std::memory_order_relaxed);
-  lo = (lo & ~(mask << off)) | (v << off);
-  words_[w].store(lo, std::memory_order_release);
-  if (off + width > 64) {
-    const unsigned done = 64 - off;
-    uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
-    hi = (hi & ~(mask >> done)) | (v >> done);
-    words_[w + 1].store(hi, std::memory_order_release);
-  }
-}
-
-void GrowingTable::SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
-  const uint64_t pos = bucket * bucket_bits_;
-  const uint64_t head_pos = pos + k * kHeadBits;
-  const uint64_t tail_pos = pos + w_ * kHeadBits + k * (f_ + 1);
-  // A new entry's tail before its head, an erased entry's head first: a
-  // reader between the two writes sees at most a head with no tail (which
-  // matches nothing) or a tail under a zero head (which matches only keys
-  // of head 0, a false positive at worst).
-  if (v != 0) {
-    WriteBits(tail_pos, f_ + 1, v & tail_mask_);
-    WriteBits(head_pos, kHeadBits, v >> (f_ + 1));
-  } else {
-    WriteBits(head_pos, kHeadBits, 0);
-    WriteBits(tail_pos, f_ + 1, 0);
-  }
-}
 
 int GrowingTable::FreeSlot(uint64_t bucket) const {
   const uint32_t free = FreeSlots(bucket);
   return free != 0 ? __builtin_ctz(free) : -1;
 }
 
+bool GrowingTable::TailsMatch(uint64_t pos1, uint64_t pos2, uint64_t x1, uint64_t x2,
+                              uint64_t hash) const {
+  const uint64_t code = CodeFor(hash);
+  for (uint32_t m = ZeroHeads(x1); m != 0; m &= m - 1) {
+    if (TailMatches(Tail(pos1, static_cast<unsigned>(__builtin_ctz(m))), code)) return true;
+  }
+  for (uint32_t m = ZeroHeads(x2); m != 0; m &= m - 1) {
+    if (TailMatches(Tail(pos2, static_cast<unsigned>(__builtin_ctz(m))), code)) return true;
+  }
+  return false;
+}
+
 unsigned GrowingTable::CountMatches(const Probe& p) const {
-  return static_cast<unsigned>(__builtin_popcount(BucketHas<kAll>(p.i1, p.code)) +
-                               __builtin_popcount(BucketHas<kAll>(p.i2, p.code | SecondBit())));
+  return PopCount8(BucketHas<kAll>(p.i1, p.code)) +
+         PopCount8(BucketHas<kAll>(p.i2, p.code | SecondBit()));
 }
 
 bool GrowingTable::Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq) {
@@ -115,7 +96,7 @@ bool GrowingTable::Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq
 
 void GrowingTable::PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_t free2) {
   // The emptier bucket first: fewer full buckets, fewer eviction searches.
-  if (__builtin_popcount(free2) > __builtin_popcount(free1)) {
+  if (PopCount8(free2) > PopCount8(free1)) {
     SetSlot(p.i2, static_cast<unsigned>(__builtin_ctz(free2)), e | SecondBit());
   } else {
     SetSlot(p.i1, static_cast<unsigned>(__builtin_ctz(free1)), e);
@@ -125,28 +106,36 @@ void GrowingTable::PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_
 
 GrowingTable::NewKey GrowingTable::InsertIfNew(const Probe& p, unsigned L,
                                                std::atomic<uint64_t>* seq) {
-  uint32_t free[2];
+  uint64_t pos[2];
+  uint32_t zero[2];
   for (int which = 0; which < 2; ++which) {
-    const uint64_t b = which == 0 ? p.i1 : p.i2;
     const uint64_t code = which == 0 ? p.code : p.code | SecondBit();
-    const uint64_t pos = b * bucket_bits_;
-    const uint64_t window = Window(pos), head = code >> (f_ + 1);
-    uint32_t equal = ZeroHeads(window ^ (head * kHeadOnes)), zero = ZeroHeads(window);
-    for (; equal != 0; equal &= equal - 1) {
-      if (TailMatches(Tail(pos, static_cast<unsigned>(__builtin_ctz(equal))), code)) {
+    pos[which] = (which == 0 ? p.i1 : p.i2) * bucket_bits_;
+    const uint64_t window = Window(pos[which]), head = code >> (f_ + 1);
+    for (uint32_t m = ZeroHeads(window ^ (head * kHeadOnes)); m != 0; m &= m - 1) {
+      if (TailMatches(Tail(pos[which], static_cast<unsigned>(__builtin_ctz(m))), code)) {
         return NewKey::kMatched;
       }
     }
-    free[which] = 0;
-    for (; zero != 0; zero &= zero - 1) {
-      const unsigned k = static_cast<unsigned>(__builtin_ctz(zero));
-      if (Tail(pos, k) == 0) free[which] |= 1U << k;
+    zero[which] = ZeroHeads(window);
+  }
+  // A free slot has a zero head and a zero tail; a zero head alone is a
+  // free slot but for an entry in its first bucket with tag 0 (1 in 256).
+  // So the bucket with more zero heads (the emptier, almost always) is
+  // tried first, and only the tails of its zero heads are read, until a
+  // free one.
+  const uint64_t e = EntryAt(p.code, L);
+  const int first = PopCount8(zero[1]) > PopCount8(zero[0]) ? 1 : 0;
+  for (int which : {first, 1 - first}) {
+    for (uint32_t m = zero[which]; m != 0; m &= m - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(m));
+      if (Tail(pos[which], k) != 0) continue;
+      SetSlot(which == 0 ? p.i1 : p.i2, k, which == 0 ? e : e | SecondBit());
+      Count(e, 1);
+      return NewKey::kPlaced;
     }
   }
-  const uint64_t e = EntryAt(p.code, L);
-  if ((free[0] | free[1]) == 0) return SearchPlace(p.i1, e, seq) ? NewKey::kPlaced : NewKey::kNoRoom;
-  PlaceFree(p, e, free[0], free[1]);
-  return NewKey::kPlaced;
+  return SearchPlace(p.i1, e, seq) ? NewKey::kPlaced : NewKey::kNoRoom;
 }
 
 unsigned GrowingTable::FindMatches(const Probe& p, Found* out) const {
@@ -255,6 +244,8 @@ bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* s
         child.parent = static_cast<int32_t>(h);
         child.slot = static_cast<uint8_t>(k);
       }
+      // The children's misses overlap (out of cache, the search's cost).
+      for (size_t c = first_child; c < nodes_.size(); ++c) PrefetchBucket(nodes_[c].bucket);
       for (size_t c = first_child; c < nodes_.size(); ++c) {
         const int free_k = FreeSlot(nodes_[c].bucket);
         if (free_k < 0 || !PathIsSimple(static_cast<int32_t>(c))) continue;

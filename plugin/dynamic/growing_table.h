@@ -49,6 +49,7 @@
 #include <memory>
 #include <vector>
 
+#include "format/bits.h"
 #include "format/coding.h"
 #include "format/hash.h"
 
@@ -90,15 +91,20 @@ class GrowingTable {
     uint64_t code;  // the key's entry at length F, a = 0
   };
   Probe ProbeFor(uint64_t hash) const {
-    const Uint128 p = static_cast<Uint128>(hash) * buckets_;
-    const uint64_t tag = TagFor(hash);
-    const uint64_t r = static_cast<uint64_t>(p);
-    const uint64_t fp = r >> (64 - f_);  // f_ >= 1
     Probe q;
-    q.i1 = static_cast<uint64_t>(p >> 64);
-    q.code = (((tag << f_) | fp) << 1) | 1;
-    q.i2 = Second(q.i1, tag);
+    q.i1 = FastRange(hash);
+    q.code = CodeFor(hash);
+    q.i2 = Second(q.i1, TagFor(hash));
     return q;
+  }
+  // The first bucket: the high word of hash * B; the fp is the top bits of
+  // the low word, below that bucket's resolution.
+  uint64_t FastRange(uint64_t hash) const {
+    return static_cast<uint64_t>((static_cast<Uint128>(hash) * buckets_) >> 64);
+  }
+  uint64_t CodeFor(uint64_t hash) const {
+    const uint64_t fp = (hash * buckets_) >> (64 - f_);  // f_ >= 1
+    return (((TagFor(hash) << f_) | fp) << 1) | 1;
   }
   // Mixed from every bit of the hash (the fold brings the top bits, which
   // i1 and fp take, down to where the multiply spreads them), so that it
@@ -131,31 +137,36 @@ class GrowingTable {
   SSTFILTER_ALWAYS_INLINE bool Contains(const Probe& p) const {
     return BucketHas(p.i1, p.code) != 0 || BucketHas(p.i2, p.code | SecondBit()) != 0;
   }
-  // Contains(ProbeFor(hash)) with no Probe: both buckets' heads against
-  // the query's at once, so most absent keys find no equal head in either
-  // (the quick zero-field test) and stop there with one branch; the second
-  // bucket's bit position comes by an add (offset_bits_), its heads by an
-  // add (bit a set in each); the rest compare the tails of equal heads.
-  SSTFILTER_ALWAYS_INLINE bool ContainsHash(uint64_t hash) const {
-    const Uint128 p = static_cast<Uint128>(hash) * buckets_;
+  // Contains(ProbeFor(hash)) with no Probe, in two parts so that the
+  // common one stays small. HeadsMayMatch tests both buckets' heads against
+  // the query's at once: most absent keys find no equal head in either
+  // (the quick zero-field test) and stop there with one branch. The
+  // second bucket's bit position comes by an add (offset_bits_), its heads
+  // by an add (bit a set in each). TailsMatch, out of line, compares the
+  // tails of the slots whose heads may be equal.
+  struct HeadProbe {
+    uint64_t pos1, pos2;  // the buckets' bit positions
+    uint64_t x1, x2;      // their head windows xor the query's heads
+  };
+  SSTFILTER_ALWAYS_INLINE bool HeadsMayMatch(uint64_t hash, HeadProbe* h) const {
     const uint64_t tag = TagFor(hash);
-    const uint64_t pos1 = static_cast<uint64_t>(p >> 64) * bucket_bits_;
-    uint64_t pos2 = pos1 + offset_bits_[tag];
-    if (pos2 >= table_bits_) pos2 -= table_bits_;
+    h->pos1 = FastRange(hash) * bucket_bits_;
+    h->pos2 = h->pos1 + offset_bits_[tag];
+    if (h->pos2 >= table_bits_) h->pos2 -= table_bits_;
     const uint64_t heads1 = tag * kHeadOnes;
-    const uint64_t heads2 = heads1 + (kHeadOnes << kTagBits);
-    const uint64_t x1 = Window(pos1) ^ heads1, x2 = Window(pos2) ^ heads2;
-    if (((((x1 - kHeadOnes) & ~x1) | ((x2 - kHeadOnes) & ~x2)) & heads_top_) == 0) return false;
-    // The tails of the slots whose heads are the query's (the tail check
-    // reads only the fp bits, the same for both buckets).
-    const uint64_t code = (((tag << f_) | (static_cast<uint64_t>(p) >> (64 - f_))) << 1) | 1;
-    for (uint32_t m = ZeroHeads(x1); m != 0; m &= m - 1) {
-      if (TailMatches(Tail(pos1, static_cast<unsigned>(__builtin_ctz(m))), code)) return true;
-    }
-    for (uint32_t m = ZeroHeads(x2); m != 0; m &= m - 1) {
-      if (TailMatches(Tail(pos2, static_cast<unsigned>(__builtin_ctz(m))), code)) return true;
-    }
-    return false;
+    h->x1 = Window(h->pos1) ^ heads1;
+    h->x2 = Window(h->pos2) ^ (heads1 + (kHeadOnes << kTagBits));
+    const uint64_t x1 = h->x1, x2 = h->x2;
+    return ((((x1 - kHeadOnes) & ~x1) | ((x2 - kHeadOnes) & ~x2)) & heads_top_) != 0;
+  }
+  // (The probe's fields by value: in registers.)
+  bool TailsMatch(uint64_t pos1, uint64_t pos2, uint64_t x1, uint64_t x2, uint64_t hash) const;
+  bool TailsMatch(const HeadProbe& h, uint64_t hash) const {
+    return TailsMatch(h.pos1, h.pos2, h.x1, h.x2, hash);
+  }
+  bool ContainsHash(uint64_t hash) const {
+    HeadProbe h;
+    return HeadsMayMatch(hash, &h) && TailsMatch(h, hash);
   }
   // Entries of p's buckets that match it (of any length).
   unsigned CountMatches(const Probe& p) const;
@@ -235,11 +246,13 @@ class GrowingTable {
   // straddle two cache lines). Always inlined: GCC drops calls to a helper
   // whose only effect is a prefetch (tests/tools/prefetch_hints_test.sh).
   SSTFILTER_ALWAYS_INLINE void PrefetchBuckets(const Probe& p) const {
+    PrefetchBucket(p.i1);
+    PrefetchBucket(p.i2);
+  }
+  SSTFILTER_ALWAYS_INLINE void PrefetchBucket(uint64_t b) const {
     const uint64_t bits = bucket_bits_;
-    __builtin_prefetch(&words_[(p.i1 * bits) >> 6]);
-    __builtin_prefetch(&words_[(p.i1 * bits + bits - 1) >> 6]);
-    __builtin_prefetch(&words_[(p.i2 * bits) >> 6]);
-    __builtin_prefetch(&words_[(p.i2 * bits + bits - 1) >> 6]);
+    __builtin_prefetch(&words_[(b * bits) >> 6]);
+    __builtin_prefetch(&words_[(b * bits + bits - 1) >> 6]);
   }
   // Raw words for Save/Load; Recount after raw writes (false: a slot or
   // the padding past the last slot holds what no Insert writes).
@@ -333,8 +346,37 @@ class GrowingTable {
     }
     return free;
   }
-  void WriteBits(uint64_t pos, unsigned width, uint64_t v);
-  void SetSlot(uint64_t bucket, unsigned k, uint64_t v);
+  SSTFILTER_ALWAYS_INLINE void WriteBits(uint64_t pos, unsigned width, uint64_t v) {
+    const uint64_t w = pos >> 6;
+    const unsigned off = pos & 63;
+    const uint64_t mask = (uint64_t{1} << width) - 1;
+    uint64_t lo = words_[w].load(std::memory_order_relaxed);
+    lo = (lo & ~(mask << off)) | (v << off);
+    words_[w].store(lo, std::memory_order_release);
+    if (off + width > 64) {
+      const unsigned done = 64 - off;
+      uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
+      hi = (hi & ~(mask >> done)) | (v >> done);
+      words_[w + 1].store(hi, std::memory_order_release);
+    }
+  }
+  void SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
+    const uint64_t pos = bucket * bucket_bits_;
+    const uint64_t head_pos = pos + k * kHeadBits;
+    const uint64_t tail_pos = pos + w_ * kHeadBits + k * (f_ + 1);
+    // A new entry's tail before its head, an erased entry's head first: a
+    // reader between the two writes sees at most a head with no tail (which
+    // matches nothing) or a tail under a zero head (which matches only keys
+    // of head 0, a false positive at worst).
+    if (v != 0) {
+      WriteBits(tail_pos, f_ + 1, v & tail_mask_);
+      WriteBits(head_pos, kHeadBits, v >> (f_ + 1));
+    } else {
+      WriteBits(head_pos, kHeadBits, 0);
+      WriteBits(tail_pos, f_ + 1, 0);
+    }
+  }
+
   int FreeSlot(uint64_t bucket) const;
   // The bucket an entry stored in `bucket` would move to, and the entry as
   // stored there (its bit a flipped).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "filters/reader_dispatch.h"
+#include "format/bits.h"
 #include "format/coding.h"
 #include "format/hash.h"
 
@@ -52,16 +53,6 @@ SSTFILTER_ALWAYS_INLINE uint64_t LoadBitsWithin(const char* data, size_t size, u
   }
   return (word >> (pos & 7)) & LowMask(width);
 }
-
-// Set bits in each byte of x, in that byte. Portable SWAR: without
-// -mpopcnt, __builtin_popcountll is a library call per word.
-inline uint64_t ByteCounts(uint64_t x) {
-  x -= (x >> 1) & 0x5555555555555555ULL;
-  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-  return (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-}
-
-inline uint64_t PopCount(uint64_t x) { return (ByteCounts(x) * 0x0101010101010101ULL) >> 56; }
 
 // The position of the r-th (1-based) set bit of x; 1 <= r <= popcount(x).
 inline unsigned SelectBit(uint64_t x, uint64_t r) {

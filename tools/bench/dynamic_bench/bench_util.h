@@ -30,7 +30,9 @@ struct Summary {
   // Dynamic (grown or not) / static, worst of positive and negative: in
   // cache at equal FPR, out of cache against a static filter of its bytes.
   double lookup_in_cache = 0, lookup_out_of_cache = 0;
-  double insert_mops_min = 1e9;  // dynamic without growth, slowest of the sizes
+  // Dynamic without growth (0 to 95% load), single inserts; the latency
+  // of one dependent load in a buffer of the out-of-cache filter's bytes.
+  double insert_mops_in = 0, insert_mops_out = 0, load_ns_out = 0;
   double batch_mops_out = 0;     // InsertHashBatch, out of cache
 };
 extern Summary g_summary;
@@ -61,6 +63,10 @@ double Median(F&& once) {
 
 // A dynamic filter at --fpr with this initial_capacity.
 std::unique_ptr<sstfilter::DynamicCuckooFilter> NewDynamic(uint64_t initial);
+
+// Nanoseconds per load of a pointer chase through `bytes` (random cache
+// lines, median of --repeats): what one insert out of cache waits at least.
+double DependentLoadNs(size_t bytes);
 
 // The static filter's smallest budget (0.05 steps) with expected FPR <= target at n keys.
 double StaticBitsPerKeySetting(uint64_t n);

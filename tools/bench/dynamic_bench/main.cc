@@ -259,7 +259,13 @@ void Timings(uint64_t n, const char* label, bool in_cache) {
   const double worst = std::max({dyn.pos / ref.pos, dyn.neg / ref.neg, one.pos / ref.pos,
                                  one.neg / ref.neg});
   (in_cache ? g_summary.lookup_in_cache : g_summary.lookup_out_of_cache) = worst;
-  g_summary.insert_mops_min = std::min(g_summary.insert_mops_min, 1e3 / one.insert);
+  (in_cache ? g_summary.insert_mops_in : g_summary.insert_mops_out) = 1e3 / one.insert;
+  if (!in_cache) {
+    g_summary.load_ns_out = DependentLoadNs(static_cast<size_t>(one.bpk * n / 8));
+    std::printf("\nOne dependent load through the same bytes (a pointer chase): %.1f ns; a "
+                "single insert waits for at least one.\n",
+                g_summary.load_ns_out);
+  }
   std::printf("\nRatios (same run): dynamic (grown)/static at equal FPR positive lookup %.2fx, "
               "negative %.2fx; not grown %.2fx, %.2fx",
               dyn.pos / st.pos, dyn.neg / st.neg, one.pos / st.pos, one.neg / st.neg);
@@ -371,8 +377,11 @@ int main(int argc, char** argv) {
   std::printf("| lookups out of cache <= 1.5x static of the same bytes (grown or not) | worst "
               "%.2fx | %s |\n",
               s.lookup_out_of_cache, holds(s.lookup_out_of_cache <= 1.5));
-  std::printf("| inserts >= 5 M/s single, outside growth | slowest %.1f M/s | %s |\n",
-              s.insert_mops_min, holds(s.insert_mops_min >= 5));
+  std::printf("| inserts >= 5 M/s single in cache, outside growth | %.1f M/s | %s |\n",
+              s.insert_mops_in, holds(s.insert_mops_in >= 5));
+  std::printf("| inserts >= 5 M/s single out of cache, outside growth | %.1f M/s (one DRAM load: "
+              "%.0f ns) | %s |\n",
+              s.insert_mops_out, s.load_ns_out, holds(s.insert_mops_out >= 5));
   std::printf("| inserts >= 10 M/s batched (InsertHashBatch) out of cache | %.1f M/s | %s |\n",
               s.batch_mops_out, holds(s.batch_mops_out >= 10));
   return 0;
