@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -136,31 +137,66 @@ void PrintRow(const Row& r) {
 
 // Query loops: positives over a random order of inserted keys, negatives
 // over absent keys; the sum defeats dead-code elimination and is checked.
-template <typename Q>
-void TimeQueries(uint64_t n, Q&& contains, Row* row) {
+// Every filter of a table is timed once per pass, and the passes repeat:
+// a slow stretch of a noisy machine then slows one pass of every row, not
+// every pass of one row, and the medians stay comparable.
+struct QueryHashes {
+  std::vector<uint64_t> pos, neg;
+};
+
+QueryHashes MakeQueryHashes(uint64_t n) {
   const uint64_t ops = FLAGS_timing_ops;
-  // Query hashes computed before timing, so the loops time lookups only.
-  std::vector<uint64_t> pos(ops), neg(ops);
+  QueryHashes q;  // computed before timing: the loops time lookups only
+  q.pos.resize(ops);
+  q.neg.resize(ops);
   for (uint64_t i = 0; i < ops; ++i) {
-    pos[i] = PosHash(sstfilter::Mix64(i) % n);
-    neg[i] = NegHash(i + (1ULL << 40));
+    q.pos[i] = PosHash(sstfilter::Mix64(i) % n);
+    q.neg[i] = NegHash(i + (1ULL << 40));
   }
-  row->pos = Median([&] {
+  return q;
+}
+
+struct TimedRow {
+  TimedRow(Row* r, std::function<void(std::vector<double>*, std::vector<double>*)> p)
+      : row(r), pass(std::move(p)) {}
+  Row* row;
+  std::function<void(std::vector<double>*, std::vector<double>*)> pass;
+  std::vector<double> pos, neg;
+};
+
+// One pass of `contains` (inlined into its loops) over q's positives and
+// negatives, appended to *pos and *neg.
+template <typename Q>
+std::function<void(std::vector<double>*, std::vector<double>*)> Pass(const QueryHashes* q,
+                                                                     const std::string* name,
+                                                                     Q contains) {
+  return [q, name, contains](std::vector<double>* pos, std::vector<double>* neg) {
     uint64_t hits = 0;
-    const double ns = NsPerOp(ops, [&] {
-      for (uint64_t h : pos) hits += contains(h);
-    });
-    if (hits != ops) Fail(row->name + ": false negative while timing");
-    return ns;
-  });
-  row->neg = Median([&] {
-    uint64_t hits = 0;
-    const double ns = NsPerOp(ops, [&] {
-      for (uint64_t h : neg) hits += contains(h);
-    });
-    if (hits > ops / 10) Fail(row->name + ": FPR above 10% while timing");
-    return ns;
-  });
+    pos->push_back(NsPerOp(q->pos.size(), [&] {
+      for (uint64_t h : q->pos) hits += contains(h);
+    }));
+    if (hits != q->pos.size()) Fail(*name + ": false negative while timing");
+    hits = 0;
+    neg->push_back(NsPerOp(q->neg.size(), [&] {
+      for (uint64_t h : q->neg) hits += contains(h);
+    }));
+    if (hits > q->neg.size() / 10) Fail(*name + ": FPR above 10% while timing");
+  };
+}
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void TimePasses(std::vector<TimedRow>* timed) {
+  for (int r = 0; r < std::max(1, FLAGS_repeats); ++r) {
+    for (TimedRow& t : *timed) t.pass(&t.pos, &t.neg);
+  }
+  for (TimedRow& t : *timed) {
+    t.row->pos = MedianOf(t.pos);
+    t.row->neg = MedianOf(t.neg);
+  }
 }
 
 // Out of cache a lookup's time follows the bytes it reaches into, so the
@@ -171,33 +207,40 @@ void Timings(uint64_t n, const char* label, bool in_cache) {
   std::printf("| filter | insert | positive lookup | negative lookup | erase | bits/key |\n");
   std::printf("|---|---:|---:|---:|---:|---:|\n");
   const uint64_t erase_ops = std::min<uint64_t>(FLAGS_timing_ops, n / 2);
-  std::vector<Row> rows;
+  // Every filter is built (inserts timed) and checked first; the lookups
+  // are timed in passes over all of them (TimePasses), the erases last.
+  const int kRows = in_cache ? 4 : 5;
+  std::vector<Row> rows(kRows);
+  std::vector<TimedRow> timed;
+  const QueryHashes q = MakeQueryHashes(n);
 
   // Static sstfilter cuckoo at equal FPR: "insert" is its build time per key.
+  Say("building static, " + std::to_string(n) + " keys");
+  std::string st_bytes;
+  rows[0].name = "static sstfilter.cuckoo (build)";
   {
-    Say("timing static, " + std::to_string(n) + " keys");
-    const double setting = StaticBitsPerKeySetting(n);
-    sstfilter::CuckooBuilder b(setting, sstfilter::CuckooVariant::kAuto);
-    std::string bytes;
-    Row r{"static sstfilter.cuckoo (build)"};
-    r.insert = NsPerOp(n, [&] {
+    sstfilter::CuckooBuilder b(StaticBitsPerKeySetting(n), sstfilter::CuckooVariant::kAuto);
+    rows[0].insert = NsPerOp(n, [&] {
       for (uint64_t i = 0; i < n; ++i) b.AddHash(PosHash(i));
-      b.Finish(&bytes);
+      b.Finish(&st_bytes);
     });
-    auto reader = sstfilter::NewFilterReader(bytes.data(), bytes.size());
-    for (uint64_t i = 0; i < n; ++i) {
-      if (!reader->MayMatch(PosHash(i))) Fail("static: false negative");
-    }
-    TimeQueries(n, [&](uint64_t h) { return reader->MayMatch(h); }, &r);
-    r.bpk = 8.0 * static_cast<double>(bytes.size()) / static_cast<double>(n);
-    rows.push_back(r);
   }
+  auto st_reader = sstfilter::NewFilterReader(st_bytes.data(), st_bytes.size());
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!st_reader->MayMatch(PosHash(i))) Fail("static: false negative");
+  }
+  rows[0].bpk = 8.0 * static_cast<double>(st_bytes.size()) / static_cast<double>(n);
+  timed.emplace_back(&rows[0], Pass(&q, &rows[0].name,
+                                  [r = st_reader.get()](uint64_t h) { return r->MayMatch(h); }));
   // Dynamic, sized for n (no growth step while timing inserts) and grown.
-  for (bool grown : {false, true}) {
-    Say(std::string("timing dynamic ") + (grown ? "grown" : "presized") + ", " +
+  std::unique_ptr<sstfilter::DynamicCuckooFilter> dynamic[2];
+  for (int grown = 0; grown < 2; ++grown) {
+    Say(std::string("building dynamic ") + (grown ? "grown" : "presized") + ", " +
         std::to_string(n) + " keys");
-    auto f = NewDynamic(grown ? FLAGS_initial : n);
-    Row r{grown ? "dynamic, grown from --initial" : "dynamic, initial_capacity = n"};
+    auto& f = dynamic[grown];
+    f = NewDynamic(grown ? FLAGS_initial : n);
+    Row& r = rows[1 + grown];
+    r.name = grown ? "dynamic, grown from --initial" : "dynamic, initial_capacity = n";
     r.insert = NsPerOp(n, [&] {
       for (uint64_t i = 0; i < n; ++i) {
         if (f->InsertHash(PosHash(i)) != DynamicStatus::kOk) Fail("dynamic insert");
@@ -206,9 +249,38 @@ void Timings(uint64_t n, const char* label, bool in_cache) {
     for (uint64_t i = 0; i < n; ++i) {
       if (!f->ContainsHash(PosHash(i))) Fail("dynamic: false negative");
     }
-    TimeQueries(n, [&](uint64_t h) { return f->ContainsHash(h); }, &r);
     r.bpk = 8.0 * static_cast<double>(f->MemoryBytes()) / static_cast<double>(n);
-    r.erase = NsPerOp(erase_ops, [&] {
+    timed.emplace_back(&r, Pass(&q, &r.name, [d = f.get()](uint64_t h) { return d->ContainsHash(h); }));
+  }
+  Say("building classic, " + std::to_string(n) + " keys");
+  ClassicCuckoo c(n);
+  rows[3].name = "classic pow2, 12-bit fp";
+  rows[3].insert = NsPerOp(n, [&] {
+    for (uint64_t i = 0; i < n; ++i) c.Insert(PosHash(i));
+  });
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!c.Contains(PosHash(i))) Fail("classic: false negative");
+  }
+  rows[3].bpk = 8.0 * static_cast<double>(c.MemoryBytes()) / static_cast<double>(n);
+  timed.emplace_back(&rows[3], Pass(&q, &rows[3].name, [cc = &c](uint64_t h) { return cc->Contains(h); }));
+  std::string same_bytes;
+  std::unique_ptr<sstfilter::FilterReader> same_reader;
+  if (!in_cache) {
+    // A static filter of the grown dynamic filter's bytes.
+    sstfilter::CuckooBuilder b(rows[2].bpk, sstfilter::CuckooVariant::kAuto);
+    for (uint64_t i = 0; i < n; ++i) b.AddHash(PosHash(i));
+    b.Finish(&same_bytes);
+    same_reader = sstfilter::NewFilterReader(same_bytes.data(), same_bytes.size());
+    rows[4].name = "static sstfilter.cuckoo, the grown dynamic filter's bytes";
+    rows[4].bpk = 8.0 * static_cast<double>(same_bytes.size()) / static_cast<double>(n);
+    timed.emplace_back(&rows[4], Pass(&q, &rows[4].name,
+                                    [r = same_reader.get()](uint64_t h) { return r->MayMatch(h); }));
+  }
+  Say("timing lookups, " + std::to_string(n) + " keys");
+  TimePasses(&timed);
+  for (int grown = 0; grown < 2; ++grown) {
+    auto& f = dynamic[grown];
+    rows[1 + grown].erase = NsPerOp(erase_ops, [&] {
       for (uint64_t i = 0; i < erase_ops; ++i) {
         if (f->EraseHash(PosHash(i)) != DynamicStatus::kOk) Fail("dynamic erase");
       }
@@ -216,38 +288,10 @@ void Timings(uint64_t n, const char* label, bool in_cache) {
     for (uint64_t i = erase_ops; i < n; i += 1 + n / 100000) {
       if (!f->ContainsHash(PosHash(i))) Fail("dynamic: false negative after erase");
     }
-    rows.push_back(r);
   }
-  {
-    Say("timing classic, " + std::to_string(n) + " keys");
-    ClassicCuckoo c(n);
-    Row r{"classic pow2, 12-bit fp"};
-    r.insert = NsPerOp(n, [&] {
-      for (uint64_t i = 0; i < n; ++i) c.Insert(PosHash(i));
-    });
-    for (uint64_t i = 0; i < n; ++i) {
-      if (!c.Contains(PosHash(i))) Fail("classic: false negative");
-    }
-    TimeQueries(n, [&](uint64_t h) { return c.Contains(h); }, &r);
-    r.bpk = 8.0 * static_cast<double>(c.MemoryBytes()) / static_cast<double>(n);
-    r.erase = NsPerOp(erase_ops, [&] {
-      for (uint64_t i = 0; i < erase_ops; ++i) c.Erase(PosHash(i));
-    });
-    rows.push_back(r);
-  }
-  if (!in_cache) {
-    // A static filter of the grown dynamic filter's bytes.
-    const double setting = rows[2].bpk;
-    sstfilter::CuckooBuilder b(setting, sstfilter::CuckooVariant::kAuto);
-    for (uint64_t i = 0; i < n; ++i) b.AddHash(PosHash(i));
-    std::string bytes;
-    b.Finish(&bytes);
-    auto reader = sstfilter::NewFilterReader(bytes.data(), bytes.size());
-    Row r{"static sstfilter.cuckoo, the grown dynamic filter's bytes"};
-    TimeQueries(n, [&](uint64_t h) { return reader->MayMatch(h); }, &r);
-    r.bpk = 8.0 * static_cast<double>(bytes.size()) / static_cast<double>(n);
-    rows.push_back(r);
-  }
+  rows[3].erase = NsPerOp(erase_ops, [&] {
+    for (uint64_t i = 0; i < erase_ops; ++i) c.Erase(PosHash(i));
+  });
   for (const Row& r : rows) PrintRow(r);
   const Row& st = rows[0];
   const Row& one = rows[1];
