@@ -233,8 +233,10 @@ bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* s
   size_t begin = 0;
   for (unsigned depth = 1; depth <= kMaxDepth && begin < nodes_.size(); ++depth) {
     const size_t end = nodes_.size();
+    // The whole level's children first, each prefetched, so that their
+    // misses overlap (out of cache, the search's cost); then they are
+    // checked in the same order as expanding and checking node by node.
     for (size_t h = begin; h < end && nodes_.size() + w_ <= kMaxNodes; ++h) {
-      const size_t first_child = nodes_.size();
       const uint64_t b = nodes_[h].bucket;
       for (unsigned k = 0; k < w_; ++k) {
         const uint64_t x = Slot(b, k);
@@ -243,30 +245,29 @@ bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* s
         child.bucket = OtherBucket(b, x);
         child.parent = static_cast<int32_t>(h);
         child.slot = static_cast<uint8_t>(k);
+        PrefetchBucket(child.bucket);
       }
-      // The children's misses overlap (out of cache, the search's cost).
-      for (size_t c = first_child; c < nodes_.size(); ++c) PrefetchBucket(nodes_[c].bucket);
-      for (size_t c = first_child; c < nodes_.size(); ++c) {
-        const int free_k = FreeSlot(nodes_[c].bucket);
-        if (free_k < 0 || !PathIsSimple(static_cast<int32_t>(c))) continue;
-        int32_t node = static_cast<int32_t>(c);
-        unsigned dest_slot = static_cast<unsigned>(free_k);
-        const uint64_t s = seq != nullptr ? seq->load(std::memory_order_relaxed) : 0;
-        if (seq != nullptr) {
-          seq->store(s + 1, std::memory_order_relaxed);
-          std::atomic_thread_fence(std::memory_order_release);
-        }
-        while (nodes_[node].parent >= 0) {
-          const Node& n = nodes_[node];
-          SetSlot(n.bucket, dest_slot, Slot(nodes_[n.parent].bucket, n.slot) ^ SecondBit());
-          dest_slot = n.slot;
-          node = n.parent;
-        }
-        SetSlot(nodes_[node].bucket, dest_slot, node == 0 ? e : e | SecondBit());
-        if (seq != nullptr) seq->store(s + 2, std::memory_order_release);
-        Count(e, 1);
-        return true;
+    }
+    for (size_t c = end; c < nodes_.size(); ++c) {
+      const int free_k = FreeSlot(nodes_[c].bucket);
+      if (free_k < 0 || !PathIsSimple(static_cast<int32_t>(c))) continue;
+      int32_t node = static_cast<int32_t>(c);
+      unsigned dest_slot = static_cast<unsigned>(free_k);
+      const uint64_t s = seq != nullptr ? seq->load(std::memory_order_relaxed) : 0;
+      if (seq != nullptr) {
+        seq->store(s + 1, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_release);
       }
+      while (nodes_[node].parent >= 0) {
+        const Node& n = nodes_[node];
+        SetSlot(n.bucket, dest_slot, Slot(nodes_[n.parent].bucket, n.slot) ^ SecondBit());
+        dest_slot = n.slot;
+        node = n.parent;
+      }
+      SetSlot(nodes_[node].bucket, dest_slot, node == 0 ? e : e | SecondBit());
+      if (seq != nullptr) seq->store(s + 2, std::memory_order_release);
+      Count(e, 1);
+      return true;
     }
     begin = end;
   }
