@@ -155,7 +155,9 @@ TEST(PlannerTest, ByteBudgetsAreKept) {
         EXPECT_LE(plan.bytes, budget);
         EXPECT_LE(plan.expected_fpr, own.expected_fpr);
         EXPECT_LE(own.expected_fpr, bloom.expected_fpr);
-        if (plan.kind == FilterKind::kSmallSet) EXPECT_EQ(plan.bytes, budget);
+        if (plan.kind == FilterKind::kSmallSet) {
+          EXPECT_EQ(plan.bytes, budget);
+        }
         std::vector<uint64_t> hashes = Hashes(n, n + 3);
         const std::vector<uint64_t> kept = hashes;
         std::string filter;
