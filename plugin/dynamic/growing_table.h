@@ -346,36 +346,10 @@ class GrowingTable {
     }
     return free;
   }
-  SSTFILTER_ALWAYS_INLINE void WriteBits(uint64_t pos, unsigned width, uint64_t v) {
-    const uint64_t w = pos >> 6;
-    const unsigned off = pos & 63;
-    const uint64_t mask = (uint64_t{1} << width) - 1;
-    uint64_t lo = words_[w].load(std::memory_order_relaxed);
-    lo = (lo & ~(mask << off)) | (v << off);
-    words_[w].store(lo, std::memory_order_release);
-    if (off + width > 64) {
-      const unsigned done = 64 - off;
-      uint64_t hi = words_[w + 1].load(std::memory_order_relaxed);
-      hi = (hi & ~(mask >> done)) | (v >> done);
-      words_[w + 1].store(hi, std::memory_order_release);
-    }
-  }
-  void SetSlot(uint64_t bucket, unsigned k, uint64_t v) {
-    const uint64_t pos = bucket * bucket_bits_;
-    const uint64_t head_pos = pos + k * kHeadBits;
-    const uint64_t tail_pos = pos + w_ * kHeadBits + k * (f_ + 1);
-    // A new entry's tail before its head, an erased entry's head first: a
-    // reader between the two writes sees at most a head with no tail (which
-    // matches nothing) or a tail under a zero head (which matches only keys
-    // of head 0, a false positive at worst).
-    if (v != 0) {
-      WriteBits(tail_pos, f_ + 1, v & tail_mask_);
-      WriteBits(head_pos, kHeadBits, v >> (f_ + 1));
-    } else {
-      WriteBits(head_pos, kHeadBits, 0);
-      WriteBits(tail_pos, f_ + 1, 0);
-    }
-  }
+  // Defined in growing_table.cc, their only user, where they inline.
+  void WriteBits(uint64_t pos, unsigned width, uint64_t v);
+  void SetSlot(uint64_t bucket, unsigned k, uint64_t v);
+
 
   int FreeSlot(uint64_t bucket) const;
   // The bucket an entry stored in `bucket` would move to, and the entry as
