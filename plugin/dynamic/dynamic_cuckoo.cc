@@ -180,6 +180,8 @@ bool DynamicCuckooFilter::Contains(std::string_view key) const {
   return ContainsHash(KeyHash(key.data(), key.size()));
 }
 
+const DynamicCuckooOptions& DynamicCuckooFilter::options() const { return rep_->options; }
+
 DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
   Rep& r = *rep_;
   if (r.growing != nullptr) {

@@ -187,9 +187,12 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
     }
     std::unique_ptr<DynamicCuckooFilter> filter;
     if (f != nullptr && DynamicCuckooFilter::Load(f->filter, &filter) == DynamicStatus::kOk) {
+      // Built for its initial capacity (at an Open's rebuild or the last
+      // re-presize), however far it grew before it was saved.
+      const uint64_t built_for = filter->options().initial_capacity;
       guard = std::make_unique<GuardFamily>(h->GetID(), h->GetName(), std::move(filter),
                                             OwnHandle(db, h));
-      guard->SetRepresizeAt(impl->RepresizeAt(guard->Size()));
+      guard->SetRepresizeAt(impl->RepresizeAt(built_for));
       impl->open_stats.loaded = true;
     } else {
       if (usable) why = "no valid saved guard for column family '" + h->GetName() + "'";

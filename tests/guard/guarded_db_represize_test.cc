@@ -100,6 +100,27 @@ TEST_F(GuardRepresizeTest, BackgroundRebuildOnceTheFamilyDoubles) {
   EXPECT_EQ(ExpectAllKeysFound(db_.get()), 20000u);
 }
 
+// A loaded guard keeps the size it was built for: rebuilt for 20,000 keys,
+// grown to 30,000 and saved, it is rebuilt again once the DB holds 40,000,
+// not twice the 30,000 it was loaded with.
+TEST_F(GuardRepresizeTest, LoadedGuardRebuildsAtTwiceWhatItWasBuiltFor) {
+  Open(NoBackground());
+  PutRange(0, 20000);
+  ASSERT_TRUE(db_->RepresizeGuard(db_->DefaultColumnFamily()).ok());
+  PutRange(20000, 30000);
+  Reopen(SmallPlan());
+  ASSERT_TRUE(db_->GetGuardStats().loaded);
+  PutRange(30000, 39999);
+  db_->WaitForGuardWork();
+  EXPECT_EQ(db_->GetGuardStats().represizes, 0u);
+  PutRange(39999, 40001);
+  db_->WaitForGuardWork();
+  const GuardStats s = db_->GetGuardStats();
+  EXPECT_EQ(s.represizes, 1u);
+  EXPECT_EQ(s.guard_errors, 0u);
+  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 40001u);
+}
+
 // Close stops a rebuild that may be running (done or not, the filter
 // serving is complete), and the next Open loads what Close saved.
 TEST_F(GuardRepresizeTest, CloseDuringARebuildSavesAUsableGuard) {

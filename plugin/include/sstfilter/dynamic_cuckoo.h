@@ -161,6 +161,8 @@ class DynamicCuckooFilter {
   void PrefetchHash(uint64_t hash) const;
 
   uint64_t Size() const;          // inserted minus erased (counting copies)
+  // The options it was created with, or saved with (Load).
+  const DynamicCuckooOptions& options() const;
   // Tables a lookup probes: 1 in format version 5; in versions 1 to 3, 1 until
   // the filter outgrows expected_max_keys, then about
   // 1 + log16(keys / expected_max_keys) (see Limits).
