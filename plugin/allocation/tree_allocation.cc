@@ -122,42 +122,15 @@ bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* run
   return true;
 }
 
-// True if `file` will likely move down whole: its level is over its target
-// (RocksDB will pick its files for compaction), levels below it hold files,
-// and none of them overlaps the file's keys (all known: level_ranges).
-bool MovesDownWhole(const FileFacts& file, const TreeShape& tree) {
-  const auto at = static_cast<size_t>(file.level);
-  if (!(at < tree.level_target_keys.size() && tree.level_target_keys[at] > 0 &&
-        tree.level_keys[at] > tree.level_target_keys[at])) {
-    return false;
-  }
-  bool below = false;
-  for (size_t lv = at + 1; lv < tree.level_keys.size(); ++lv) {
-    if (!(tree.level_keys[lv] > 0)) continue;
-    if (lv >= tree.level_ranges.size() || tree.level_ranges[lv].empty()) return false;
-    below = true;
-    const auto& ranges = tree.level_ranges[lv];
-    // A level's files are disjoint and in key order: the first whose
-    // largest key reaches the file's first key is the only candidate.
-    const auto it = std::lower_bound(
-        ranges.begin(), ranges.end(), file.first_key,
-        [](const std::pair<std::string, std::string>& r, const std::string& k) { return r.second < k; });
-    if (it != ranges.end() && it->first <= file.last_key) return false;
-  }
-  return below;
-}
-
 }  // namespace
 
 FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& tree,
                        const FilterSpec& budget) {
   FileFacts file = flushed_or_compacted;
   if (file.level < 0) return budget;
-  if ((file.level == 0 && !tree.largest_key.empty() &&
-       (file.first_key > tree.largest_key || file.last_key < tree.smallest_key)) ||
-      (file.level > 0 && MovesDownWhole(file, tree))) {
-    // An append, or a file in a gap of every level below: it moves down
-    // whole, to the bottom level.
+  if (file.level == 0 && !tree.largest_key.empty() &&
+      (file.first_key > tree.largest_key || file.last_key < tree.smallest_key)) {
+    // An append: it moves down whole, to the bottom level.
     for (size_t lv = tree.level_keys.size(); lv-- > 1;) {
       if (tree.level_keys[lv] > 0) {
         file.level = static_cast<int>(lv);

@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "allocation/level_allocation.h"
@@ -36,9 +35,6 @@ struct TreeShape {
   // The least and greatest user key of any file, bytewise; empty strings
   // in a tree of no files.
   std::string smallest_key, largest_key;
-  // Per level, [0] unused: its files' (smallest, largest) user keys in key
-  // order. Empty where unknown: no file is then taken to overlap nothing.
-  std::vector<std::vector<std::pair<std::string, std::string>>> level_ranges;
 };
 
 // What a run of `keys` keys in `files` files costs at `spec`: its files'
@@ -67,15 +63,12 @@ RunCost ExpectedRunCost(const FilterSpec& spec, double keys, double files);
 //   that was found. L0 files, which the next L0 compaction removes, take
 //   their extra bits on top, within 0.4% of the tree's budget, so that the
 //   levels never pay for them.
-// - Moves: RocksDB moves a file that overlaps no file of the next level
-//   down without rewriting it (a trivial move), so it keeps its filter. A
-//   flushed file whose keys all lie past either end of the tree's
-//   (sequential inserts), and a compacted file of a level over its target
-//   whose keys no file of any deeper level overlaps (the levels below
-//   filling for the first time), are planned as files of the bottom level. Keys are compared bytewise,
-//   which holds for RocksDB's bytewise comparator and its reverse; under
-//   another comparator a file may be planned for the wrong level, which
-//   costs accuracy, never a key.
+// - Appends: a flushed file whose keys all lie past either end of the
+//   tree's (sequential inserts) is planned as a file of the bottom level:
+//   RocksDB moves such files down without rewriting them. The ends are
+//   compared bytewise, which holds for RocksDB's bytewise comparator and
+//   its reverse; under another comparator a file may be planned for the
+//   wrong level, which costs accuracy, never a key.
 //
 // The budget itself, for every file alike, where that is no worse: where the
 // tree has under two runs, or where the planner (planner.h), rating each

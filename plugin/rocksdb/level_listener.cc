@@ -54,7 +54,6 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
       tree->level_keys.resize(lv + 1, 0);
       tree->level_files.resize(lv + 1, 0);
       tree->level_target_keys.resize(lv + 1, 0);
-      tree->level_ranges.resize(lv + 1);
       level_bytes.resize(lv + 1, 0);
       bytes_per_key.resize(lv + 1, 0);
     }
@@ -74,11 +73,9 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
       } else {
         tree->level_keys[lv] += keys;
         tree->level_files[lv] += 1;
-        tree->level_ranges[lv].emplace_back(f.smallestkey, f.largestkey);
       }
     }
   }
-  for (auto& ranges : tree->level_ranges) std::sort(ranges.begin(), ranges.end());
   // Targets as leveled compaction sets them: static, base * multiplier^(L-1);
   // dynamic, the bottom level's size over multiplier^(levels below), never
   // under the base (what the base level may hold).

@@ -1,7 +1,6 @@
 // PlanForTree on trees given as numbers: it spends what the budget spends
-// on the tree's files, never less, favours the small runs, and plans a file
-// RocksDB will move down whole (an append, a file in a gap of every level
-// below) as a file of the bottom level.
+// on the tree's files, never less, favours the small runs, and plans an
+// append to the tree as a file of the bottom level.
 
 #include "allocation/tree_allocation.h"
 
@@ -155,34 +154,6 @@ TEST(TreeAllocationTest, AnAppendIsPlannedAsABottomLevelFile) {
   // A flush among the tree's keys is an L0 run of its own: more bits.
   EXPECT_GT(PlanForTree(inside, tree, budget).bits_per_key,
             PlanForTree(Compacted(6, 9000, "k500"), tree, budget).bits_per_key + 3);
-}
-
-// L4 over its target, its file in a gap of L5 and L6: a trivial move will
-// take it down whole, so it gets the bottom's filter. Not so for a file
-// that overlaps a level below, a level within its target, or ranges the
-// tree does not know.
-TEST(TreeAllocationTest, AFileInAGapOfEveryLevelBelowIsPlannedForTheBottom) {
-  const FilterSpec budget{FilterType::kCuckoo, 10};
-  TreeShape tree = Tree({}, {30000, 300000, 3000000}, 9000);  // L4-L6
-  tree.level_target_keys.assign(7, 0);
-  tree.level_target_keys[4] = 10000;
-  tree.level_target_keys[5] = 100000;
-  tree.level_ranges.resize(7);
-  tree.level_ranges[5] = {{"k100", "k300"}, {"k600", "k899"}};
-  tree.level_ranges[6] = {{"k100", "k300"}, {"k301", "k400"}, {"k700", "k899"}};
-  auto bits = [&](const TreeShape& t, int level, const std::string& first) {
-    return PlanForTree(Compacted(level, 9000, first), t, budget).bits_per_key;
-  };
-  const double bottom = bits(tree, 6, "k500");
-  EXPECT_EQ(bits(tree, 4, "k500"), bottom);
-  EXPECT_GT(bits(tree, 4, "k200"), bottom + 3);  // overlaps both levels
-  EXPECT_GT(bits(tree, 4, "k650"), bottom + 3);  // overlaps L5 only
-  TreeShape within = tree;
-  within.level_target_keys[4] = 40000;
-  EXPECT_GT(bits(within, 4, "k500"), bottom + 3);
-  TreeShape unknown = tree;
-  unknown.level_ranges[6].clear();
-  EXPECT_GT(bits(unknown, 4, "k500"), bottom + 3);
 }
 
 }  // namespace

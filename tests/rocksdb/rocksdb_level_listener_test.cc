@@ -218,62 +218,6 @@ TEST_F(LevelListenerTest, ColumnFamiliesHaveTheirOwnTrees) {
   ASSERT_TRUE(db->DestroyColumnFamilyHandle(flat.release()).ok());
 }
 
-// A file compacted into a level over its target, in a gap of every level
-// below, is one RocksDB will move down whole (a trivial move): it gets the
-// bottom's filter. A file that overlaps the level below gets the upper
-// level's many bits.
-TEST_F(LevelListenerTest, AFileInAGapOfTheLevelsBelowGetsTheBottomsFilter) {
-  const rocksdb::Options options = Options(Monkey("cuckoo"), true);
-  test::TempDir dir;
-  std::unique_ptr<rocksdb::DB> db;
-  ASSERT_TRUE(sstfilter::OpenDB(options, dir.path(), &db).ok());
-  // Keys [begin, end) flushed, then every L0 file compacted into `level`
-  // (a flush posts the tree the compaction's builders plan on).
-  auto write_into = [&](uint64_t begin, uint64_t end, int level) {
-    for (uint64_t k = begin; k < end; ++k) {
-      ASSERT_TRUE(db->Put({}, test::KeyAt(k), test::ValueOf(k)).ok());
-    }
-    ASSERT_TRUE(db->Flush({}).ok());
-    rocksdb::ColumnFamilyMetaData meta;
-    db->GetColumnFamilyMetaData(&meta);
-    std::vector<std::string> names;
-    for (const auto& f : meta.levels[0].files) names.push_back(f.name);
-    ASSERT_TRUE(db->CompactFiles(HandCompaction(options), names, level).ok());
-  };
-  write_into(0, 40000, 3);       // L3, the bottom: two ranges, a gap between
-  write_into(80000, 120000, 3);
-  write_into(0, 20000, 2);       // L2, over its 240 KiB target
-  write_into(50000, 60000, 2);   // in the gap of L3
-  write_into(20000, 30000, 2);   // over L3's first range
-
-  // Bits/key of the files of `level` whose keys lie in [begin, end).
-  rocksdb::TablePropertiesCollection props;
-  ASSERT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
-  rocksdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  auto bits = [&](int level, uint64_t begin, uint64_t end) {
-    uint64_t bytes = 0, entries = 0;
-    for (const auto& f : meta.levels[level].files) {
-      if (f.smallestkey < test::KeyAt(begin) || f.largestkey >= test::KeyAt(end)) continue;
-      for (const auto& p : props) {
-        if (p.first.size() >= f.name.size() &&
-            p.first.compare(p.first.size() - f.name.size(), f.name.size(), f.name) == 0) {
-          bytes += p.second->filter_size;
-          entries += p.second->num_entries;
-        }
-      }
-    }
-    EXPECT_GT(entries, 0u) << "no file of L" << level << " in [" << begin << ", " << end << ")";
-    return 8.0 * static_cast<double>(bytes) / static_cast<double>(std::max<uint64_t>(entries, 1));
-  };
-  const double bottom = bits(3, 0, 120000);
-  const double gap = bits(2, 50000, 60000);
-  const double over = bits(2, 20000, 30000);
-  std::printf("bits/key: L3 %.2f; L2 in the gap %.2f, over L3's keys %.2f\n", bottom, gap, over);
-  EXPECT_NEAR(gap, bottom, 1.0);
-  EXPECT_GT(over, gap + 2);
-}
-
 // The listener by name, as an options string or OPTIONS file gives it.
 TEST(LevelListenerOptionsTest, FromAnOptionsString) {
   rocksdb::ConfigOptions config;
