@@ -23,6 +23,19 @@ class GuardRepresizeTest : public ::testing::Test {
   void PutRange(uint64_t from, uint64_t to) {
     for (uint64_t i = from; i < to; ++i) ASSERT_TRUE(db_->Put(wo_, KeyAt(i), "v").ok());
   }
+  // Keys [from, last) bring no background rebuild; then key `last`, the
+  // one that reaches the trigger, and those after it up to `end` bring one.
+  void ExpectOneRebuildAt(uint64_t from, uint64_t last, uint64_t end) {
+    PutRange(from, last);
+    db_->WaitForGuardWork();
+    EXPECT_EQ(db_->GetGuardStats().represizes, 0u);
+    PutRange(last, end);
+    db_->WaitForGuardWork();
+    const GuardStats s = db_->GetGuardStats();
+    EXPECT_EQ(s.represizes, 1u);
+    EXPECT_EQ(s.guard_errors, 0u);
+    EXPECT_EQ(ExpectAllKeysFound(db_.get()), end);
+  }
   // Of `n` absent keys, those the guard let through.
   uint64_t FalsePositives(uint64_t n) {
     const uint64_t before = db_->RuledOut();
@@ -89,15 +102,7 @@ TEST_F(GuardRepresizeTest, RebuildSpendsWhatARebuildAtOpenSpends) {
 // test's 20,000.
 TEST_F(GuardRepresizeTest, BackgroundRebuildOnceTheFamilyDoubles) {
   Open(SmallPlan());
-  PutRange(0, 16383);
-  db_->WaitForGuardWork();
-  EXPECT_EQ(db_->GetGuardStats().represizes, 0u);
-  PutRange(16383, 20000);
-  db_->WaitForGuardWork();
-  const GuardStats s = db_->GetGuardStats();
-  EXPECT_EQ(s.represizes, 1u);
-  EXPECT_EQ(s.guard_errors, 0u);
-  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 20000u);
+  ExpectOneRebuildAt(0, 16383, 20000);
 }
 
 // A loaded guard keeps the size it was built for: rebuilt for 20,000 keys,
@@ -110,15 +115,7 @@ TEST_F(GuardRepresizeTest, LoadedGuardRebuildsAtTwiceWhatItWasBuiltFor) {
   PutRange(20000, 30000);
   Reopen(SmallPlan());
   ASSERT_TRUE(db_->GetGuardStats().loaded);
-  PutRange(30000, 39999);
-  db_->WaitForGuardWork();
-  EXPECT_EQ(db_->GetGuardStats().represizes, 0u);
-  PutRange(39999, 40001);
-  db_->WaitForGuardWork();
-  const GuardStats s = db_->GetGuardStats();
-  EXPECT_EQ(s.represizes, 1u);
-  EXPECT_EQ(s.guard_errors, 0u);
-  EXPECT_EQ(ExpectAllKeysFound(db_.get()), 40001u);
+  ExpectOneRebuildAt(30000, 39999, 40001);
 }
 
 // Close stops a rebuild that may be running (done or not, the filter
