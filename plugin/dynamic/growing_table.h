@@ -350,7 +350,6 @@ class GrowingTable {
   void WriteBits(uint64_t pos, unsigned width, uint64_t v);
   void SetSlot(uint64_t bucket, unsigned k, uint64_t v);
 
-
   int FreeSlot(uint64_t bucket) const;
   // The bucket an entry stored in `bucket` would move to, and the entry as
   // stored there (its bit a flipped).
