@@ -36,6 +36,7 @@ set(SSTFILTER_CORE_SOURCES
   plugin/dynamic/table_memory.cc
   plugin/allocation/level_allocation.cc
   plugin/allocation/level_model.cc
+  plugin/allocation/probe_share.cc
   plugin/allocation/tree_allocation.cc)
 
 # On RocksDB: the policy, the key guard, migration.

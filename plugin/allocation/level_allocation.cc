@@ -17,7 +17,7 @@ namespace {
 constexpr double kGridStep = 1.0 / 16;
 
 // Picks, for Lagrange multiplier `lambda`, each class's grid point
-// minimising fpr + lambda * share * bits (into choice); returns the average
+// minimising probes * fpr + lambda * share * bits (into choice); returns the average
 // bits/key spent.
 double Choose(const std::vector<FprCurve::Point>& curve, const std::vector<RunClass>& runs,
               double lambda, std::vector<size_t>* choice) {
@@ -25,7 +25,8 @@ double Choose(const std::vector<FprCurve::Point>& curve, const std::vector<RunCl
   for (size_t r = 0; r < runs.size(); ++r) {
     double best = 0;
     for (size_t i = 0; i < curve.size(); ++i) {
-      const double cost = curve[i].fpr + lambda * runs[r].share * curve[i].bits;
+      const double cost =
+          runs[r].probes * curve[i].fpr + lambda * runs[r].share * curve[i].bits;
       if (i == 0 || cost < best) {
         best = cost;
         (*choice)[r] = i;

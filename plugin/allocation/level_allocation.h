@@ -88,17 +88,22 @@ class FprCurve {
 // The FprCurve of `budget`, built once per process and shared.
 std::shared_ptr<const FprCurve> SharedFprCurve(const FilterSpec& budget);
 
-// `count` sorted runs of `share` of the keys each.
+// `count` sorted runs of `share` of the keys each, each probed by a share
+// `probes` of the lookups (a run over part of the key range: probe_share.h).
+// A count of 0 plans such a run at the others' multiplier without spending
+// the budget on it (a file already counted in its run).
 struct RunClass {
   double share = 0;
   int count = 1;
+  double probes = 1;
 };
 
 // Monkey's allocation over `runs` (shares summing to about 1; the last
 // class is the bottom level, which takes whatever the others leave of the
 // budget, as a mix of two adjacent curve points, so the average is the
-// budget exactly): per class, the filter minimising the summed FPR of all
-// runs. Every spec passes ValidateFilterSpec.
+// budget exactly): per class, the filter minimising the false positives
+// per lookup, the sum over runs of probes * FPR. Every spec passes
+// ValidateFilterSpec.
 std::vector<LevelFilter> SolveAllocation(const FprCurve& curve,
                                          const std::vector<RunClass>& runs);
 

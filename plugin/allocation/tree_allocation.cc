@@ -10,12 +10,14 @@
 namespace sstfilter {
 namespace {
 
-// A run of the tree: its keys, its files, and the level it stands for.
+// A run of the tree: its keys, its files, the level it stands for, and
+// the share of lookups that probe it.
 struct Run {
   double keys;
   double files;
   int level;
   bool is_new;  // the flushed file itself
+  double probes;
 };
 
 RunCost CostOf(const LevelFilter& f, const Run& run) {
@@ -57,39 +59,67 @@ RunCost ExpectedRunCost(const FilterSpec& spec, double keys, double files) {
 
 namespace {
 
-// The tree's runs for planning `file`, and which one is the file's
-// (*mine); false if there is nothing to trade between runs (fewer than
-// two, or a flush of no keys).
-bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* runs, size_t* mine) {
-  for (double keys : tree.l0_file_keys) {
-    if (keys > 0) runs->push_back({keys, 1, 0, false});
+// The tree's runs for planning `file`, which one is the file's (*mine),
+// and the share of lookups `file` itself takes (*file_probes; 0 where no
+// ranges are known); false if there is nothing to trade between runs
+// (fewer than two, or a flush of no keys).
+bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* runs, size_t* mine,
+             double* file_probes) {
+  // Lookups are drawn as the largest level's keys, where its ranges are known.
+  const std::vector<FileRange>* reference = nullptr;
+  double reference_keys = 0;
+  for (size_t lv = 1; lv < tree.level_keys.size() && lv < tree.level_ranges.size(); ++lv) {
+    if (tree.level_keys[lv] > reference_keys && !tree.level_ranges[lv].empty()) {
+      reference = &tree.level_ranges[lv];
+      reference_keys = tree.level_keys[lv];
+    }
   }
+  const auto probes = [reference](const std::vector<FileRange>& ranges) {
+    return reference != nullptr && !ranges.empty() ? ProbeShare(*reference, ranges) : 1.0;
+  };
+  const std::vector<FileRange> none;
+  const std::vector<FileRange>& l0 = tree.level_ranges.empty() ? none : tree.level_ranges[0];
+  const bool l0_ranges = l0.size() == tree.l0_file_keys.size();
+  for (size_t i = 0; i < tree.l0_file_keys.size(); ++i) {
+    const double keys = tree.l0_file_keys[i];
+    if (keys > 0) runs->push_back({keys, 1, 0, false, l0_ranges ? probes({l0[i]}) : 1.0});
+  }
+  const std::vector<FileRange> own = {FileRange{file.first_key, file.last_key, 0}};
   if (file.level == 0) {
     // A flushed file is not in the tree yet: one more run.
     if (file.num_keys == 0) return false;
-    runs->push_back({static_cast<double>(file.num_keys), 1, 0, true});
+    runs->push_back({static_cast<double>(file.num_keys), 1, 0, true, probes(own)});
   }
   // The tree settled: what a level holds over its target moves down to the
-  // next non-empty level, in files of the same size.
+  // next non-empty level, in files of the same size (over the ranges of
+  // both).
   size_t deepest = 0;
   for (size_t lv = 1; lv < tree.level_keys.size(); ++lv) {
     if (tree.level_keys[lv] > 0) deepest = lv;
   }
   double excess = 0, excess_files = 0;
+  std::vector<FileRange> excess_ranges;
   for (size_t lv = 1; lv <= deepest; ++lv) {
     if (!(tree.level_keys[lv] > 0)) continue;
     const double listed = lv < tree.level_files.size() ? static_cast<double>(tree.level_files[lv]) : 1;
     double keys = tree.level_keys[lv] + excess;
     double files = std::max(listed, 1.0) + excess_files;
+    std::vector<FileRange> ranges = lv < tree.level_ranges.size() ? tree.level_ranges[lv] : none;
+    // Unknown ranges anywhere in the run: probed by every lookup.
+    const bool known = !ranges.empty() && (excess == 0 || !excess_ranges.empty());
+    ranges.insert(ranges.end(), excess_ranges.begin(), excess_ranges.end());
     excess = excess_files = 0;
+    excess_ranges.clear();
     const double target = lv < tree.level_target_keys.size() ? tree.level_target_keys[lv] : 0;
     if (lv < deepest && target > 0 && target < keys) {
       excess = keys - target;
       excess_files = files * excess / keys;
       files -= excess_files;
       keys = target;
+      excess_ranges = ranges;
     }
-    runs->push_back({keys, std::max(files, 1.0), static_cast<int>(lv), false});
+    runs->push_back({keys, std::max(files, 1.0), static_cast<int>(lv), false,
+                     known ? probes(ranges) : 1.0});
   }
   *mine = runs->size();
   for (size_t i = 0; i < runs->size(); ++i) {
@@ -102,10 +132,18 @@ bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* run
     size_t at = 0;
     while (at < runs->size() && ((*runs)[at].level == 0 || (*runs)[at].level < file.level)) ++at;
     runs->insert(runs->begin() + static_cast<std::ptrdiff_t>(at),
-                 Run{static_cast<double>(file.num_keys), 1, file.level, false});
+                 Run{static_cast<double>(file.num_keys), 1, file.level, false, probes(own)});
     *mine = at;
   }
   if (runs->size() < 2) return false;
+  // A run's keys are among the lookups' keys too: its probe share is at
+  // least its share of the tree's keys (also where its keys lie outside the
+  // reference level's span).
+  double total = 0;
+  for (const Run& r : *runs) total += r.keys;
+  for (Run& r : *runs) r.probes = std::min(1.0, std::max(r.probes, r.keys / total));
+  *file_probes = reference == nullptr ? 0
+                : std::min(1.0, std::max(probes(own), static_cast<double>(file.num_keys) / total));
   // SolveAllocation's last class takes what the others leave: the largest
   // run, usually the bottom level (not always: a level above may hold more
   // where the last one is only starting to fill).
@@ -140,12 +178,21 @@ FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& t
   }
   std::vector<Run> runs;
   size_t mine = 0;
-  if (!RunsFor(file, tree, &runs, &mine)) return budget;
+  double file_probes = 1;
+  if (!RunsFor(file, tree, &runs, &mine, &file_probes)) return budget;
 
   double total = 0;
   for (const Run& r : runs) total += r.keys;
+  // A file of a level above the largest is planned at its own key density,
+  // its keys over the share of lookups its range takes, at the tree's
+  // multiplier: as a class of its own that spends nothing (it is in its
+  // level's run). A trivial move down leaves its density as it was, and a
+  // level's files differ in it where compactions moved some of them down.
+  const bool by_density = file.level > 0 && mine + 1 < runs.size() && file_probes > 0;
   std::vector<RunClass> classes;
-  for (const Run& r : runs) classes.push_back({r.keys / total, 1});
+  if (by_density) classes.push_back({static_cast<double>(file.num_keys) / total, 0, file_probes});
+  const size_t first = classes.size();
+  for (const Run& r : runs) classes.push_back({r.keys / total, 1, r.probes});
 
   // L0 files last until the next L0 compaction, the levels far longer, so
   // the levels alone spend what the budget gives them (the window below),
@@ -159,7 +206,7 @@ FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& t
   for (const Run& r : runs) {
     const RunCost c = CostOf(same, r);
     RunCost& part = r.level == 0 ? uniform_l0 : uniform_levels;
-    part.fpr += c.fpr;
+    part.fpr += r.probes * c.fpr;
     part.bytes += c.bytes;
     if (r.level == 0) l0_keys += r.keys;
   }
@@ -179,21 +226,22 @@ FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& t
     std::vector<LevelFilter> plan = SolveAllocation(*curve, classes, bits);
     double fpr = 0, bytes = 0;
     for (size_t i = 0; i < runs.size(); ++i) {
+      LevelFilter& run_plan = plan[first + i];
       FprCurve::Point capped;
-      if (runs[i].level == 0 && levels && plan[i].BitsPerKey() > l0_cap_bits &&
+      if (runs[i].level == 0 && levels && run_plan.BitsPerKey() > l0_cap_bits &&
           curve->BestAt(l0_cap_bits, &capped)) {
-        plan[i] = LevelFilter();
-        plan[i].spec = FilterSpec{capped.type, capped.bits};
+        run_plan = LevelFilter();
+        run_plan.spec = FilterSpec{capped.type, capped.bits};
       }
-      const RunCost c = CostOf(plan[i], runs[i]);
-      fpr += c.fpr;
+      const RunCost c = CostOf(run_plan, runs[i]);
+      fpr += runs[i].probes * c.fpr;
       if (runs[i].level != 0 || !levels) bytes += c.bytes;
     }
     const double spend = bytes / balanced;
     // Rated at each run's own file sizes (the curve is a large file's):
     // where that is no better than the budget everywhere, keep the budget.
     const FilterSpec spec = fpr < uniform_l0.fpr + uniform_levels.fpr
-                                ? plan[mine].SpecForFirstKey(file.first_key)
+                                ? plan[by_density ? 0 : first + mine].SpecForFirstKey(file.first_key)
                                 : budget;
     if (spend >= 1 && spend <= 1 + kSpendWindow) return spec;
     if (spend > 1 && (best_spend == 0 || spend < best_spend)) {

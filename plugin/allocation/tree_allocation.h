@@ -15,6 +15,7 @@
 
 #include "allocation/level_allocation.h"
 #include "allocation/level_model.h"
+#include "allocation/probe_share.h"
 
 namespace sstfilter {
 
@@ -35,6 +36,10 @@ struct TreeShape {
   // The least and greatest user key of any file, bytewise; empty strings
   // in a tree of no files.
   std::string smallest_key, largest_key;
+  // Per level, its files' ranges and keys: [0] L0's, in the order of
+  // l0_file_keys; deeper levels' in key order. Empty where unknown: the
+  // level's runs are then taken as probed by every lookup.
+  std::vector<std::vector<FileRange>> level_ranges;
 };
 
 // What a run of `keys` keys in `files` files costs at `spec`: its files'
@@ -57,6 +62,16 @@ RunCost ExpectedRunCost(const FilterSpec& spec, double keys, double files);
 //   level, one more; each level L >= 1 settled, i.e. over its target size
 //   it counts at its target and its excess in the next level down. The
 //   largest run takes what the others leave.
+// - Probes: a run is probed by the share of lookups whose key its files'
+//   ranges hold (ProbeShare, lookups drawn as the largest level's keys),
+//   never less than its share of the tree's keys; a run over a few
+//   stretches of the key range gets fewer extra bits than one over all of
+//   it. A file of a level above the largest run is planned at its own key
+//   density, its keys over the share of lookups its own range takes, at
+//   the multiplier the runs' plan settles on: a trivial move down keeps
+//   that density, so the filter stays right where the file lands. Without
+//   ranges (TreeShape::level_ranges empty), every run is probed by every
+//   lookup and a file is planned as its level's run.
 // - Bytes: the levels' files spend 1.000 to 1.004 times what the budget
 //   gives them, their bytes planned at sizes around each run's average
 //   (ExpectedRunCost); should no allocation land there, the least over it

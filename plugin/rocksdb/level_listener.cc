@@ -54,6 +54,7 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
       tree->level_keys.resize(lv + 1, 0);
       tree->level_files.resize(lv + 1, 0);
       tree->level_target_keys.resize(lv + 1, 0);
+      tree->level_ranges.resize(lv + 1);
       level_bytes.resize(lv + 1, 0);
       bytes_per_key.resize(lv + 1, 0);
     }
@@ -68,6 +69,7 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
       }
       double keys = static_cast<double>(f.num_entries);
       if (keys == 0 && per_key > 0) keys = static_cast<double>(f.size) / per_key;
+      tree->level_ranges[lv].push_back(FileRange{f.smallestkey, f.largestkey, keys});
       if (lv == 0) {
         tree->l0_file_keys.push_back(keys);
       } else {
@@ -75,6 +77,10 @@ std::shared_ptr<const TreeShape> ShapeOf(const rocksdb::ColumnFamilyMetaData& me
         tree->level_files[lv] += 1;
       }
     }
+  }
+  for (size_t lv = 1; lv < tree->level_ranges.size(); ++lv) {
+    std::sort(tree->level_ranges[lv].begin(), tree->level_ranges[lv].end(),
+              [](const FileRange& a, const FileRange& b) { return a.smallest < b.smallest; });
   }
   // Targets as leveled compaction sets them: static, base * multiplier^(L-1);
   // dynamic, the bottom level's size over multiplier^(levels below), never

@@ -3,7 +3,7 @@
 // at the start and end of every flush and compaction RocksDB notifies
 // (DB::CompactFiles notifies none), and a board where the policy's builders
 // find them (allocation/tree_allocation.h), with each level's target size
-// from the DB's level sizing options.
+// from the DB's level sizing options and its files' key ranges.
 //
 // Builders know their DB only by its info log (FilterBuildingContext), so
 // trees are posted under (info log, column family name): DBs that share

@@ -1,11 +1,13 @@
 // PlanForTree on trees given as numbers: it spends what the budget spends
-// on the tree's files, never less, favours the small runs, and plans an
-// append to the tree as a file of the bottom level.
+// on the tree's files, never less, favours the small runs, weighs a run by
+// the share of the key range it covers, and plans an append to the tree as
+// a file of the bottom level.
 
 #include "allocation/tree_allocation.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -50,7 +52,13 @@ double Spend(const TreeShape& tree, const FilterSpec& budget) {
     const double files = static_cast<double>(tree.level_files[lv]);
     const auto per_file = static_cast<size_t>(tree.level_keys[lv] / files);
     for (int i = 0; i < kFirstKeys; ++i) {
-      const FileFacts f = Compacted(static_cast<int>(lv), per_file, "k" + std::to_string(i));
+      FileFacts f = Compacted(static_cast<int>(lv), per_file, "k" + std::to_string(i));
+      if (lv < tree.level_ranges.size() && !tree.level_ranges[lv].empty()) {
+        // The level's own files, where the tree lists them.
+        const auto& ranges = tree.level_ranges[lv];
+        f.first_key = ranges[static_cast<size_t>(i) % ranges.size()].smallest;
+        f.last_key = ranges[static_cast<size_t>(i) % ranges.size()].largest;
+      }
       planned += ExpectedRunCost(PlanForTree(f, tree, budget), tree.level_keys[lv] / kFirstKeys,
                                  files / kFirstKeys)
                      .bytes;
@@ -137,6 +145,71 @@ TEST(TreeAllocationTest, TheLargestRunTakesWhatTheOthersLeave) {
   EXPECT_LT(l5.bits_per_key, 10);
   EXPECT_GT(l6.bits_per_key, l5.bits_per_key + 3);
   EXPECT_GE(Spend(tree, budget), 0.999);
+}
+
+// Files of `keys_per_file` keys each, from key number `from` on, keys
+// spaced `step` apart, each named "k" and 8 digits.
+std::vector<FileRange> Files(int count, int from, int step, double keys_per_file) {
+  std::vector<FileRange> files;
+  char first[16], last[16];
+  for (int i = 0; i < count; ++i) {
+    const int lo = from + i * step * static_cast<int>(keys_per_file);
+    std::snprintf(first, sizeof(first), "k%08d", lo);
+    std::snprintf(last, sizeof(last), "k%08d", lo + step * static_cast<int>(keys_per_file) - 1);
+    files.push_back(FileRange{first, last, keys_per_file});
+  }
+  return files;
+}
+
+// A level whose files hold a tenth of the key range is probed by a tenth
+// of the lookups: its files get fewer extra bits than those of a level as
+// large over the whole range, and the bottom, which every lookup probes,
+// more.
+TEST(TreeAllocationTest, ARunOverPartOfTheKeyRangeGetsFewerBits) {
+  const FilterSpec budget{FilterType::kBloom, 10};
+  TreeShape whole = Tree({}, {30000, 300000, 3000000}, 10000);  // L4-L6
+  whole.level_ranges.resize(7);
+  whole.level_ranges[4] = Files(3, 0, 100, 10000);    // keys 0 to 2,999,999
+  whole.level_ranges[5] = Files(30, 0, 10, 10000);
+  whole.level_ranges[6] = Files(300, 0, 1, 10000);
+  TreeShape tenth = whole;
+  tenth.level_ranges[4] = Files(3, 0, 10, 10000);     // keys 0 to 299,999
+  // A file of `level` as the tree lists it (or, without ranges, the whole's).
+  const auto bits = [&budget, &whole](const TreeShape& tree, int level) {
+    const FileRange& r = (tree.level_ranges.empty() ? whole : tree).level_ranges[level][1];
+    FileFacts f = Compacted(level, 10000, r.smallest);
+    f.last_key = r.largest;
+    return PlanForTree(f, tree, budget).bits_per_key;
+  };
+  EXPECT_LT(bits(tenth, 4), bits(whole, 4) - 2);
+  EXPECT_GE(bits(tenth, 6), bits(whole, 6));
+  EXPECT_GE(Spend(tenth, budget), 0.999);
+  EXPECT_LE(Spend(tenth, budget), 1.012);
+  // Without ranges, as over the whole range.
+  TreeShape unknown = whole;
+  unknown.level_ranges.clear();
+  EXPECT_EQ(bits(unknown, 4), bits(whole, 4));
+}
+
+// Two files of one level, of as many keys, one over ten times the other's
+// stretch of the key range: the one that more lookups probe gets more bits.
+// (A file that RocksDB moved down whole keeps its density, and so a filter
+// that suits it.)
+TEST(TreeAllocationTest, AFileIsPlannedAtItsOwnKeyDensity) {
+  const FilterSpec budget{FilterType::kBloom, 10};
+  TreeShape tree = Tree({}, {30000, 300000, 3000000}, 10000);  // L4-L6
+  tree.level_ranges.resize(7);
+  tree.level_ranges[4] = Files(3, 0, 100, 10000);
+  tree.level_ranges[5] = Files(30, 0, 10, 10000);
+  tree.level_ranges[6] = Files(300, 0, 1, 10000);
+  const auto bits = [&](const FileRange& r) {
+    FileFacts f = Compacted(5, 10000, r.smallest);
+    f.last_key = r.largest;
+    return PlanForTree(f, tree, budget).bits_per_key;
+  };
+  const double sparse = bits(Files(1, 0, 100, 10000)[0]);
+  const double dense = bits(Files(1, 0, 10, 10000)[0]);
+  EXPECT_GT(sparse, dense + 2);
 }
 
 TEST(TreeAllocationTest, AnAppendIsPlannedAsABottomLevelFile) {

@@ -99,7 +99,9 @@ class LevelListenerTest : public AllocationTest {
 };
 
 // On the tree the listener reports, monkey spends uniform's memory to
-// within 2% and has well under its false positives, for every filter type.
+// within 3% (files of the upper levels are planned at their own key
+// densities, which differ by a few percent from their level's) and has
+// well under its false positives, for every filter type.
 TEST_F(LevelListenerTest, MonkeyOnTheReportedTreeBeatsUniformInTheSameMemory) {
   for (const char* type_name : {"cuckoo", "bloom", "fuse"}) {
     SCOPED_TRACE(type_name);
@@ -111,8 +113,8 @@ TEST_F(LevelListenerTest, MonkeyOnTheReportedTreeBeatsUniformInTheSameMemory) {
     const double ratio = TotalBitsPerKey(monkey.stats) / TotalBitsPerKey(uniform.stats);
     std::printf("%s: memory %.3fx uniform's, false positives %.3fx\n", type_name, ratio,
                 monkey.fps_per_lookup / uniform.fps_per_lookup);
-    EXPECT_GT(ratio, 0.98);
-    EXPECT_LT(ratio, 1.02);
+    EXPECT_GT(ratio, 0.97);
+    EXPECT_LT(ratio, 1.03);
     EXPECT_LT(monkey.stats.at(3).BitsPerKey(), uniform.stats.at(3).BitsPerKey());
     for (int level = 0; level < 3; ++level) {
       EXPECT_GT(monkey.stats.at(level).BitsPerKey(), 11.5) << "L" << level;
@@ -154,8 +156,10 @@ TEST_F(LevelListenerTest, TheTreeIsKnownAfterAReopen) {
   }
   const double with_listener = RewrittenAfterReopen(dir.path(), Options(Monkey("cuckoo"), true), 3);
   const double without = RewrittenAfterReopen(dir.path(), Options(Monkey("cuckoo"), false), 3);
-  EXPECT_LT(with_listener, 9.9);
-  EXPECT_GT(without, 9.9);
+  std::printf("L3 rewritten after a reopen: %.3f bits/key with the listener, %.3f without\n",
+              with_listener, without);
+  EXPECT_LT(with_listener, without - 0.15);
+  EXPECT_GT(without, 10);
 }
 
 // Each column family has its own tree: one with three levels gives its
@@ -216,6 +220,46 @@ TEST_F(LevelListenerTest, ColumnFamiliesHaveTheirOwnTrees) {
   // L0 file tiny: its bottom keeps nearly all of the budget.
   EXPECT_GT(bottom_bits(flat.get()), 9.9);
   ASSERT_TRUE(db->DestroyColumnFamilyHandle(flat.release()).ok());
+}
+
+// A level whose files hold a tenth of the key range is probed by a tenth of
+// the lookups: its files are as dense in keys as the bottom's, and get the
+// bottom's filter. The same number of keys spread over the whole range get
+// the upper level's many bits.
+TEST_F(LevelListenerTest, ALevelOverATenthOfTheKeyRangeGetsTheBottomsFilter) {
+  // Bits/key of L2 and L3 once L3 holds keys [0, kNumKeys) and L2 a tenth
+  // as many, every `step`-th key from `begin`.
+  auto build = [](uint64_t begin, uint64_t step) {
+    const rocksdb::Options options = Options(Monkey("cuckoo"), true);
+    test::TempDir dir;
+    std::unique_ptr<rocksdb::DB> db;
+    EXPECT_TRUE(sstfilter::OpenDB(options, dir.path(), &db).ok());
+    // Keys flushed, then every L0 file compacted into `level` (a flush
+    // posts the tree the compaction's builders plan on).
+    auto write_into = [&](uint64_t from, uint64_t every, int level) {
+      for (uint64_t i = 0; i < kNumKeys / 10; ++i) {
+        const uint64_t k = from + i * every;
+        EXPECT_TRUE(db->Put({}, test::KeyAt(k), test::ValueOf(k)).ok());
+      }
+      EXPECT_TRUE(db->Flush({}).ok());
+      rocksdb::ColumnFamilyMetaData meta;
+      db->GetColumnFamilyMetaData(&meta);
+      std::vector<std::string> names;
+      for (const auto& f : meta.levels[0].files) names.push_back(f.name);
+      EXPECT_TRUE(db->CompactFiles(HandCompaction(options), names, level).ok());
+    };
+    for (uint64_t tenth = 0; tenth < 10; ++tenth) write_into(tenth, 10, 3);
+    write_into(begin, step, 2);
+    const std::map<int, LevelFilterStats> stats = FilterStatsByLevel(db.get());
+    EXPECT_EQ(stats.size(), 2u);
+    return std::make_pair(stats.at(2).BitsPerKey(), stats.at(3).BitsPerKey());
+  };
+  const auto tenth = build(5 * kNumKeys / 10, 1);
+  const auto whole = build(3, 10);
+  std::printf("bits/key, L2 / L3: L2 over a tenth of the keys %.2f / %.2f, over all %.2f / %.2f\n",
+              tenth.first, tenth.second, whole.first, whole.second);
+  EXPECT_NEAR(tenth.first, tenth.second, 1.0);
+  EXPECT_GT(whole.first, whole.second + 2);
 }
 
 // The listener by name, as an options string or OPTIONS file gives it.

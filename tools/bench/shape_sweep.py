@@ -18,9 +18,11 @@ SST in place under allocation=uniform, and the same tree is measured again.
 
 Per tree it prints the non-empty levels (L0 as its file count), the filter
 memory of monkey over uniform, their false positives per 1000 absent
-lookups and the ratio, and tree_model's verdict on monkey's filters: their
-expected false positives over the model's optimum for the same tree and
-bytes (tools/bench/tree_model). A summary checks the targets: median
+lookups and the ratio, and two of tree_model's figures
+(tools/bench/tree_model), each run weighted by the share of lookups its
+files' key ranges take: the floor, the least false positives any split of
+uniform's bytes can expect, over uniform's; and monkey's expected false
+positives over the least for the same tree and bytes. A summary checks the targets: median
 false-positive ratio at most 0.6x on trees of 4 or more levels, none above
 1.0x, every tree within 1.15x of the model's optimum, memory 1.00-1.01x.
 
@@ -115,23 +117,37 @@ def measure(args, env, db, keys, read_options, tag):
     if found is None or found[0] != 0:
         raise RuntimeError(f"{tag}: readmissing found keys that do not exist: {found}")
     _, levels = parse_fill(out)
+    ranges = key_ranges(out)
     files = sst_files(args.sst_dump, db)
-    per_level, l0 = {}, []
+    per_level, l0, level_ranges = {}, [], {}
     for f in files:
-        level = levels.get(file_number(f["file"]))
-        if level is None:
+        number = file_number(f["file"])
+        level = levels.get(number)
+        if level is None or number not in ranges:
             raise RuntimeError(f"{tag}: {f['file']} is not in rocksdb.sstables")
         if not f["filter_size"] or not (f["policy"] or "").startswith("sstfilter."):
             raise RuntimeError(f"{tag}: {f['file']} has no sstfilter filter ({f['policy']})")
+        file_range = (*ranges[number], f["entries"])
         if level == 0:
-            l0.append((f["entries"], f["filter_size"]))
+            l0.append((f["entries"], f["filter_size"], file_range))
         n, k, b = per_level.get(level, (0, 0, 0))
         per_level[level] = (n + 1, k + f["entries"], b + f["filter_size"])
+        level_ranges.setdefault(level, []).append(file_range)
     fps = tickers.get("bloom.filter.full.positive", 0) - tickers.get(
         "bloom.filter.full.true.positive", 0)
-    return dict(per_level=per_level, l0=l0, fps=fps / args.reads,
+    return dict(per_level=per_level, l0=l0, ranges=level_ranges, fps=fps / args.reads,
                 bytes=sum(b for _, _, b in per_level.values()),
                 keys=sum(k for _, k, _ in per_level.values()))
+
+
+def key_ranges(out):
+    """{file number: (smallest, largest user key in hex)} from rocksdb.sstables,
+    which prints each file's internal keys as 'HEX' seq:N, type:N."""
+    found = {}
+    for m in re.finditer(r"^\s*(\d+):\d+\[[^\]]*\]\['([0-9A-Fa-f]*)' seq:\d+, type:\d+ \.\. "
+                         r"'([0-9A-Fa-f]*)' seq:", out, re.M):
+        found[int(m.group(1))] = (m.group(2), m.group(3))
+    return found
 
 
 def build(args, env, work, shape, filt):
@@ -176,8 +192,12 @@ def build(args, env, work, shape, filt):
 
 def model(args, filt, tree):
     lines = [f"budget {filt} {args.bits}"]
-    lines += [f"run {k} 1 {b}" for k, b in tree["l0"]]
-    lines += [f"run {k} {n} {b}" for lv, (n, k, b) in sorted(tree["per_level"].items()) if lv > 0]
+    for k, b, (lo, hi, n) in tree["l0"]:
+        lines += [f"run {k} 1 {b}", f"range {lo} {hi} {n}"]
+    for lv, (n, k, b) in sorted(tree["per_level"].items()):
+        if lv > 0:
+            lines.append(f"run {k} {n} {b}")
+            lines += [f"range {lo} {hi} {e}" for lo, hi, e in tree["ranges"][lv]]
     out = subprocess.run([args.tree_model], input="\n".join(lines) + "\n", text=True,
                          stdout=subprocess.PIPE, check=True).stdout
     if args.verbose:
@@ -247,28 +267,30 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
     head = ["workload", "keys", "mult", "L0 trig", "dyn", "filter", "levels",
-            "memory ×u", "FPs/1k uniform", "FPs/1k monkey", "FPs ×u", "model ×opt"]
-    rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * 4 + "---|---|" + "---:|" * 5]
-    fp_ratios, deep_ratios, opt_ratios, mem_ratios = [], [], [], []
+            "memory ×u", "FPs/1k uniform", "FPs/1k monkey", "FPs ×u", "floor ×u", "model ×opt"]
+    rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * 4 + "---|---|" + "---:|" * 6]
+    fp_ratios, deep_ratios, deep_floors, opt_ratios, mem_ratios = [], [], [], [], []
     for s, f in jobs:
         m, u = trees.get((s, f), (None, None))
         keys, mult, trig, dyn, workload = s
         cells = [workload, f"{keys / 1e6:g}M", str(mult), str(trig), "on" if dyn else "off", f]
         if u is None or m is None:
-            rows.append("| " + " | ".join(cells) + " | **FAILED** |" + " |" * 5)
+            rows.append("| " + " | ".join(cells) + " | **FAILED** |" + " |" * 6)
             continue
         mm = model(args, f, m)
         mem = (m["bytes"] / m["keys"]) / (u["bytes"] / u["keys"])
         fpr = m["fps"] / u["fps"] if u["fps"] else float("nan")
         opt = mm["actual"] / mm["optimum"]
+        floor = mm["best"] / mm["uniform"]
         cell, depth = levels_cell(m)
         fp_ratios.append(fpr)
         opt_ratios.append(opt)
         mem_ratios.append(mem)
         if depth >= 4:
             deep_ratios.append(fpr)
+            deep_floors.append(floor)
         cells += [cell, f"{mem:.3f}", f"{1000 * u['fps']:.2f}", f"{1000 * m['fps']:.2f}",
-                  f"{fpr:.2f}", f"{opt:.3f}"]
+                  f"{fpr:.2f}", f"{floor:.2f}", f"{opt:.3f}"]
         rows.append("| " + " | ".join(cells) + " |")
 
     def verdict(ok):
@@ -280,7 +302,9 @@ def main():
         summary = [
             f"- Trees of 4 or more levels (L0 counted where it has files): {len(deep_ratios)} "
             f"of {len(fp_ratios)}; median false positives {med:.2f}x uniform's "
-            f"(target at most 0.6x: {verdict(bool(deep_ratios) and med <= 0.6)}).",
+            f"(target at most 0.6x: {verdict(bool(deep_ratios) and med <= 0.6)}); the model's "
+            f"floor at uniform's memory on the same trees, median "
+            f"{statistics.median(deep_floors) if deep_floors else float('nan'):.2f}x.",
             f"- Worst tree: {max(fp_ratios):.2f}x uniform's (target at most 1.0x: "
             f"{verdict(max(fp_ratios) <= 1.0)}).",
             f"- Model: expected false positives of monkey's filters over the optimum for its "
@@ -299,7 +323,9 @@ def main():
         f"{args.reads:,} absent keys, automatic compaction off. *levels*: the non-empty "
         "levels, L0 as its file count; *memory ×u*: filter bytes (sst_dump) of monkey's "
         "filters over uniform's; *FPs/1k*: `bloom.filter.full.positive` - "
-        "`bloom.filter.full.true.positive` per 1000 lookups; *model ×opt*: tree_model's "
+        "`bloom.filter.full.true.positive` per 1000 lookups; *floor ×u*: tree_model's least "
+        "expected false positives of any split of uniform's bytes among the tree's runs, over "
+        "uniform's (what any level-aware allocation can reach at equal memory); *model ×opt*: tree_model's "
         "expected false positives of monkey's filters over the least any split of the "
         "same bytes among the tree's runs can expect (1.000 is optimal).")
     text = "\n".join(rows + [""] + summary + ["", legend, "", f"db_bench: {version}"] +

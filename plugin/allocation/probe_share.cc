@@ -1,0 +1,69 @@
+#include "allocation/probe_share.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace sstfilter {
+namespace {
+
+size_t CommonPrefix(const std::string& a, const std::string& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+// The 8 bytes of `key` after its first `prefix`, big-endian, 0 past its end:
+// a number that never decreases as keys grow bytewise, among keys that
+// share that prefix.
+double Position(const std::string& key, size_t prefix) {
+  uint64_t v = 0;
+  for (size_t i = prefix; i < prefix + 8; ++i) {
+    v = (v << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+  }
+  return static_cast<double>(v);
+}
+
+// The share of reference file `f`'s keys within [lo, hi].
+double Inside(const FileRange& f, const std::string& lo, const std::string& hi) {
+  if (hi < f.smallest || f.largest < lo) return 0;
+  const std::string& a = std::max(lo, f.smallest);
+  const std::string& b = std::min(hi, f.largest);
+  const size_t prefix = CommonPrefix(f.smallest, f.largest);
+  const double span = Position(f.largest, prefix) - Position(f.smallest, prefix);
+  if (!(span > 0)) return 1;
+  return std::clamp((Position(b, prefix) - Position(a, prefix)) / span, 0.0, 1.0);
+}
+
+}  // namespace
+
+double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges) {
+  double total = 0;
+  for (const FileRange& f : reference) total += std::max(f.keys, 0.0);
+  if (!(total > 0)) return 1;
+  // The union of `ranges`, as disjoint ranges in key order.
+  std::sort(ranges.begin(), ranges.end(),
+            [](const FileRange& x, const FileRange& y) { return x.smallest < y.smallest; });
+  std::vector<std::pair<std::string, std::string>> merged;
+  for (FileRange& r : ranges) {
+    if (!merged.empty() && !(merged.back().second < r.smallest)) {
+      if (merged.back().second < r.largest) merged.back().second = std::move(r.largest);
+    } else {
+      merged.emplace_back(std::move(r.smallest), std::move(r.largest));
+    }
+  }
+  double covered = 0;
+  size_t first = 0;  // the first merged range that may reach a file not yet seen
+  for (const FileRange& f : reference) {
+    while (first < merged.size() && merged[first].second < f.smallest) ++first;
+    double inside = 0;
+    for (size_t i = first; i < merged.size() && !(f.largest < merged[i].first); ++i) {
+      inside += Inside(f, merged[i].first, merged[i].second);
+    }
+    covered += std::max(f.keys, 0.0) * std::min(inside, 1.0);
+  }
+  return std::clamp(covered / total, 0.0, 1.0);
+}
+
+}  // namespace sstfilter
