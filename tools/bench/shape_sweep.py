@@ -270,6 +270,7 @@ def main():
             "memory ×u", "FPs/1k uniform", "FPs/1k monkey", "FPs ×u", "floor ×u", "model ×opt"]
     rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * 4 + "---|---|" + "---:|" * 6]
     fp_ratios, deep_ratios, deep_floors, opt_ratios, mem_ratios = [], [], [], [], []
+    checks = {"uniform": [], "monkey": []}  # measured false positives over the model's
     for s, f in jobs:
         m, u = trees.get((s, f), (None, None))
         keys, mult, trig, dyn, workload = s
@@ -282,6 +283,9 @@ def main():
         fpr = m["fps"] / u["fps"] if u["fps"] else float("nan")
         opt = mm["actual"] / mm["optimum"]
         floor = mm["best"] / mm["uniform"]
+        if mm["uniform"] > 0 and mm["actual"] > 0:
+            checks["uniform"].append(u["fps"] / mm["uniform"])
+            checks["monkey"].append(m["fps"] / mm["actual"])
         cell, depth = levels_cell(m)
         fp_ratios.append(fpr)
         opt_ratios.append(opt)
@@ -310,6 +314,11 @@ def main():
             f"- Model: expected false positives of monkey's filters over the optimum for its "
             f"tree and bytes, at most {max(opt_ratios):.3f} (target at most 1.15: "
             f"{verdict(max(opt_ratios) <= 1.15)}).",
+            "- The model itself: measured false positives over tree_model's expectation for "
+            "the same files, median (range): uniform "
+            f"{statistics.median(checks['uniform']):.2f} ({min(checks['uniform']):.2f}-"
+            f"{max(checks['uniform']):.2f}), monkey {statistics.median(checks['monkey']):.2f} "
+            f"({min(checks['monkey']):.2f}-{max(checks['monkey']):.2f}).",
             f"- Memory, monkey over uniform: {min(mem_ratios):.3f}-{max(mem_ratios):.3f} "
             f"(target 1.00-1.01: {verdict(min(mem_ratios) >= 1 and max(mem_ratios) <= 1.01)}).",
         ]
