@@ -1,7 +1,9 @@
 #include "allocation/tree_allocation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -151,12 +153,49 @@ bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* run
   for (size_t i = 1; i < runs->size(); ++i) {
     if ((*runs)[i].keys > (*runs)[largest].keys) largest = i;
   }
-  std::swap((*runs)[largest], runs->back());
-  if (*mine == largest) {
-    *mine = runs->size() - 1;
-  } else if (*mine == runs->size() - 1) {
-    *mine = largest;
+  // Every other level whose files are known is planned as its files are:
+  // in groups of about one key density (an eighth of an e-fold apart), each
+  // group its files' keys and probe shares, scaled as the level's run is
+  // (settled). Planned at one density, a level whose files differ in it
+  // would spend more than its files do (the log-sum inequality), and the
+  // tree would end under budget.
+  std::vector<Run> planned;
+  size_t planned_mine = 0;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    if (i == largest) continue;
+    const Run& run = (*runs)[i];
+    const auto lv = static_cast<size_t>(run.level);
+    const std::vector<FileRange>* files =
+        run.level > 0 && reference != nullptr && lv < tree.level_ranges.size() &&
+                !tree.level_ranges[lv].empty()
+            ? &tree.level_ranges[lv]
+            : nullptr;
+    double held = 0;
+    if (files != nullptr) {
+      for (const FileRange& f : *files) held += std::max(f.keys, 0.0);
+    }
+    if (i == *mine) planned_mine = planned.size();
+    if (!(held > 0)) {
+      planned.push_back(run);
+      continue;
+    }
+    const double scale = run.keys / held;
+    std::map<long, Run> groups;
+    for (const FileRange& f : *files) {
+      if (!(f.keys > 0)) continue;
+      const double p = std::min(1.0, std::max(probes({f}), f.keys / total));
+      Run& group = groups.emplace(std::lround(8 * std::log(f.keys / p)), Run{0, 0, run.level, false, 0})
+                       .first->second;
+      group.keys += scale * f.keys;
+      group.files += scale;
+      group.probes += scale * p;
+    }
+    for (const auto& group : groups) planned.push_back(group.second);
   }
+  if (*mine == largest) planned_mine = planned.size();
+  planned.push_back((*runs)[largest]);
+  *runs = std::move(planned);
+  *mine = planned_mine;
   return true;
 }
 

@@ -212,6 +212,25 @@ TEST(TreeAllocationTest, AFileIsPlannedAtItsOwnKeyDensity) {
   EXPECT_GT(sparse, dense + 2);
 }
 
+// A level of files of two densities: planned file by file, it still
+// spends the budget, never less (planned at its average density, its files
+// would spend less than the level's plan).
+TEST(TreeAllocationTest, ALevelOfMixedDensitiesSpendsTheBudget) {
+  TreeShape tree = Tree({}, {30000, 300000, 3000000}, 10000);  // L4-L6
+  tree.level_ranges.resize(7);
+  tree.level_ranges[4] = Files(3, 0, 100, 10000);
+  tree.level_ranges[5] = Files(20, 0, 5, 10000);  // keys 0 to 999,999
+  const std::vector<FileRange> sparse = Files(10, 1000000, 20, 10000);
+  tree.level_ranges[5].insert(tree.level_ranges[5].end(), sparse.begin(), sparse.end());
+  tree.level_ranges[6] = Files(300, 0, 1, 10000);
+  for (FilterType type : {FilterType::kBloom, FilterType::kCuckoo}) {
+    SCOPED_TRACE(FilterTypeName(type));
+    const double spend = Spend(tree, FilterSpec{type, 10});
+    EXPECT_GE(spend, 0.999);
+    EXPECT_LE(spend, 1.012);
+  }
+}
+
 TEST(TreeAllocationTest, AnAppendIsPlannedAsABottomLevelFile) {
   const TreeShape tree = Tree({3000}, {30000, 300000, 3000000}, 9000);
   const FilterSpec budget{FilterType::kCuckoo, 10};
