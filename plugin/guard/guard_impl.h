@@ -117,6 +117,13 @@ struct GuardedDB::Impl {
   // background re-presize off).
   uint64_t RepresizeAt(uint64_t keys) const;
   void CountRepresize(double seconds);
+  // What the running re-presize holds beyond the guards' filters (its key
+  // buffer, the filter it builds); set by it alone, 0 when none runs.
+  void HoldRepresizeBytes(uint64_t bytes);
+  uint64_t represize_bytes() const { return represize_bytes_.load(std::memory_order_relaxed); }
+  uint64_t represize_peak_bytes() const {
+    return represize_peak_bytes_.load(std::memory_order_relaxed);
+  }
   uint64_t represizes() const { return represizes_.load(std::memory_order_relaxed); }
   double represize_seconds() const {
     return represize_micros_.load(std::memory_order_relaxed) / 1e6;
@@ -154,6 +161,8 @@ struct GuardedDB::Impl {
   std::atomic<bool> represize_barred_{false};
   std::atomic<uint64_t> represizes_{0};
   std::atomic<uint64_t> represize_micros_{0};
+  std::atomic<uint64_t> represize_bytes_{0};
+  std::atomic<uint64_t> represize_peak_bytes_{0};
 };
 
 // For the write paths (guarded_db_write.cc, guarded_db_ingest.cc).

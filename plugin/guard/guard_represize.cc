@@ -81,6 +81,8 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
   std::vector<uint64_t> hashes;
   rocksdb::Status s = ScanSnapshot(db, h, snapshot, stop, &hashes);
   db->ReleaseSnapshot(snapshot);
+  const uint64_t hash_bytes = hashes.capacity() * sizeof(uint64_t);
+  impl->HoldRepresizeBytes(hash_bytes);
   std::unique_ptr<DynamicCuckooFilter> fresh;
   if (s.ok()) s = impl->NewFilter(hashes.size(), &fresh);
   if (s.ok()) {
@@ -94,7 +96,9 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
       }
     }
   }
+  if (fresh != nullptr) impl->HoldRepresizeBytes(hash_bytes + fresh->MemoryBytes());
   std::vector<uint64_t>().swap(hashes);
+  if (fresh != nullptr) impl->HoldRepresizeBytes(fresh->MemoryBytes());
   for (bool more = s.ok(); more;) {
     const std::vector<GuardFamily::LoggedOp> ops = g->TakeLog();
     if (!GuardFamily::Replay(ops, fresh.get())) {
@@ -108,6 +112,8 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
     s = rocksdb::Status::Incomplete("sstfilter guard: re-presize: the guard is off or the log "
                                     "did not replay");
   }
+  fresh.reset();
+  impl->HoldRepresizeBytes(0);
   if (!s.ok()) {
     g->AbandonLog();
     g->SetRepresizeAt(impl->RepresizeAt(g->Size()));  // no retry before it doubles again
@@ -128,6 +134,13 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
 uint64_t GuardedDB::Impl::RepresizeAt(uint64_t keys) const {
   if (!options.background_represize) return UINT64_MAX;
   return std::max(2 * keys, options.min_planned_keys);
+}
+
+void GuardedDB::Impl::HoldRepresizeBytes(uint64_t bytes) {
+  represize_bytes_.store(bytes, std::memory_order_relaxed);
+  if (bytes > represize_peak_bytes_.load(std::memory_order_relaxed)) {
+    represize_peak_bytes_.store(bytes, std::memory_order_relaxed);
+  }
 }
 
 void GuardedDB::Impl::CountRepresize(double seconds) {

@@ -106,6 +106,8 @@ GuardStats GuardedDB::GetGuardStats() const {
     s.adopted_copies += g->adopted();
     s.disabled_families += g->enabled() ? 0 : 1;
   }
+  s.memory_bytes += impl_->represize_bytes();
+  s.represize_peak_bytes = impl_->represize_peak_bytes();
   s.represizes = impl_->represizes();
   s.represize_seconds = impl_->represize_seconds();
   return s;

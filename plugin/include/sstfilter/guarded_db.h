@@ -110,7 +110,8 @@ struct GuardOptions {
 struct GuardStats {
   uint64_t ruled_out = 0;       // reads answered NotFound/false by the guard
   uint64_t keys = 0;            // entries in the guards (stale ones included)
-  uint64_t memory_bytes = 0;    // filter bytes over every guarded family
+  uint64_t memory_bytes = 0;    // filter bytes over every guarded family, and
+                                // what a running re-presize holds (below)
   uint64_t guard_errors = 0;    // filter errors: erase of a key not inserted
                                 // (checked mode), insert refused (full)
   uint64_t adopted_copies = 0;  // inserts that found their fingerprint pair
@@ -129,6 +130,9 @@ struct GuardStats {
                                 // rebuilt family's reason)
   uint64_t represizes = 0;      // filters rebuilt and swapped in since Open
   double represize_seconds = 0;
+  // The most a re-presize since Open held at once beyond the guards'
+  // filters: its key hashes (8 bytes a key) and the filter it built.
+  uint64_t represize_peak_bytes = 0;
 };
 
 class GuardedDB : public rocksdb::StackableDB {
