@@ -66,4 +66,8 @@ double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange
   return std::clamp(covered / total, 0.0, 1.0);
 }
 
+double PlannedProbeShare(double share, double keys, double total_keys) {
+  return std::min(1.0, std::max(share, total_keys > 0 ? keys / total_keys : 0.0));
+}
+
 }  // namespace sstfilter

@@ -33,4 +33,10 @@ struct FileRange {
 // span count for nothing. In [0, 1]; 1 where `reference` holds no key.
 double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges);
 
+// The probe share a run is planned at: `share` (ProbeShare's), never below
+// the run's share of the tree's keys, `keys` of `total_keys`, for a run's
+// keys are among the lookups' keys too (also where they lie outside the
+// reference's span); never above 1.
+double PlannedProbeShare(double share, double keys, double total_keys);
+
 }  // namespace sstfilter

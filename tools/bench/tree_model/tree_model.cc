@@ -165,7 +165,7 @@ void SetProbes(std::vector<Run>* runs) {
   if (reference == nullptr) return;
   for (Run& r : *runs) {
     if (!r.ranges.empty()) {
-      r.probes = std::min(1.0, std::max(ProbeShare(reference->ranges, r.ranges), r.keys / total));
+      r.probes = PlannedProbeShare(ProbeShare(reference->ranges, r.ranges), r.keys, total);
     }
   }
 }
