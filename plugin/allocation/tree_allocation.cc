@@ -41,14 +41,6 @@ constexpr int kSpendRounds = 12;
 constexpr double kSpendWindow = 0.004;
 // What L0 files may spend over the budget, as a share of the tree's bytes.
 constexpr double kL0Allowance = 0.004;
-// A plan is taken only where the planner expects it to cut the false
-// positives per lookup that uniform's levels give by at least this share.
-// On real trees db_bench measures 0.8-1.25 times the model's expectation,
-// tree by tree (docs/results/shape_sweep.md), so a smaller gain is one the
-// model cannot promise, and the budget is the safer filter. (L0 files are
-// left out of the comparison: they take at least the budget either way,
-// and a compaction's own L0 inputs would dilute its gain.)
-constexpr double kLeastGain = 0.15;
 
 }  // namespace
 
@@ -269,7 +261,7 @@ FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& t
   FilterSpec best = budget;
   for (int round = 0; round < kSpendRounds; ++round) {
     std::vector<LevelFilter> plan = SolveAllocation(*curve, classes, bits);
-    double fpr = 0, fpr_levels = 0, bytes = 0;
+    double fpr = 0, bytes = 0;
     for (size_t i = 0; i < runs.size(); ++i) {
       LevelFilter& run_plan = plan[first + i];
       FprCurve::Point capped;
@@ -280,19 +272,14 @@ FilterSpec PlanForTree(const FileFacts& flushed_or_compacted, const TreeShape& t
       }
       const RunCost c = CostOf(run_plan, runs[i]);
       fpr += runs[i].probes * c.fpr;
-      if (runs[i].level != 0 || !levels) {
-        bytes += c.bytes;
-        fpr_levels += runs[i].probes * c.fpr;
-      }
+      if (runs[i].level != 0 || !levels) bytes += c.bytes;
     }
     const double spend = bytes / balanced;
     // Rated at each run's own file sizes (the curve is a large file's):
-    // where the levels gain less than kLeastGain over the budget, or the
-    // tree gains nothing, keep the budget.
-    const bool gains = fpr < uniform_l0.fpr + uniform_levels.fpr &&
-                       fpr_levels < (1 - kLeastGain) * (levels ? uniform_levels.fpr : uniform_l0.fpr);
-    const FilterSpec spec =
-        gains ? plan[by_density ? 0 : first + mine].SpecForFirstKey(file.first_key) : budget;
+    // where that is no better than the budget everywhere, keep the budget.
+    const FilterSpec spec = fpr < uniform_l0.fpr + uniform_levels.fpr
+                                ? plan[by_density ? 0 : first + mine].SpecForFirstKey(file.first_key)
+                                : budget;
     if (spend >= 1 && spend <= 1 + kSpendWindow) return spec;
     if (spend > 1 && (best_spend == 0 || spend < best_spend)) {
       best_spend = spend;

@@ -85,14 +85,12 @@ RunCost ExpectedRunCost(const FilterSpec& spec, double keys, double files);
 //   its reverse; under another comparator a file may be planned for the
 //   wrong level, which costs accuracy, never a key.
 //
-// The budget itself, for every file alike, where the plan cannot promise
-// better: where the tree has under two runs, or where the planner
-// (planner.h), rating each run's filter at its files' sizes, expects the
-// plan to cut the false positives per lookup that the budget gives the
-// levels (L0 files aside) by less than 15%, or the tree's by nothing (a
-// filter whose FPR falls in coarse steps, as fuse and cuckoo fingerprints
-// do, may gain nothing at small files; two levels of close sizes gain
-// little; and a tree measures within about a fifth of the model). The bottom level's two sizes (LevelFilter) are chosen by
+// The budget itself, for every file alike, where that is no worse: where the
+// tree has under two runs, or where the planner (planner.h), rating each
+// run's filter at its files' sizes, expects no fewer false positives per
+// lookup than the budget gives every run (a filter whose FPR falls in
+// coarse steps, as fuse and cuckoo fingerprints do, may gain nothing at
+// small files). The bottom level's two sizes (LevelFilter) are chosen by
 // the file's first key, so a file rebuilt from the same keys in the same
 // tree gets the same filter. Deterministic: the same inputs give the same
 // answer.

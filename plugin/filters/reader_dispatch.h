@@ -5,7 +5,7 @@
 // value and probe without a virtual call: NewFilterReader (filter.cc),
 // FilterMayMatch, and the RocksDB adapter, which wraps each type in its
 // own FilterBitsReader. Small filters get SmallReader; semi-sorted cuckoo
-// filters with f = 8..17 get a reader whose bucket codec has the width
+// filters with f = 8..24 get a reader whose bucket codec has the width
 // compiled in; fuse filters one with the arity compiled in.
 
 #pragma once
@@ -57,7 +57,8 @@ bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
 
 namespace dispatch_internal {
 
-// fn(CuckooReader<FixedSemiSortedCodec<f>>) if First <= f <= Last, else
+// fn(CuckooReader<FixedSemiSortedCodec<f>>) if First <= f <= 17,
+// fn(CuckooReader<FixedWideSemiSortedCodec<f>>) if 18 <= f <= Last, else
 // fn(CuckooReader<SemiSortedBucketCodec>).
 template <int First, int Last, typename Fn>
 auto WithSemiSortedReader(const char* data, const ParsedFilter& f, Fn& fn) {
@@ -65,7 +66,11 @@ auto WithSemiSortedReader(const char* data, const ParsedFilter& f, Fn& fn) {
     return fn(CuckooReader<SemiSortedBucketCodec>(f.param_a, data, f.cuckoo));
   } else {
     if (f.param_a == First) {
-      return fn(CuckooReader<FixedSemiSortedCodec<First>>(First, data, f.cuckoo));
+      if constexpr (First <= 17) {
+        return fn(CuckooReader<FixedSemiSortedCodec<First>>(First, data, f.cuckoo));
+      } else {
+        return fn(CuckooReader<FixedWideSemiSortedCodec<First>>(First, data, f.cuckoo));
+      }
     }
     return WithSemiSortedReader<First + 1, Last>(data, f, fn);
   }
@@ -87,7 +92,7 @@ auto WithFilterReader(const char* data, size_t size, ChecksumCheck check, Fn&& f
       case FilterKind::kCuckoo:
         return fn(CuckooReader<PlainBucketCodec>(f.param_a, data, f.cuckoo));
       case FilterKind::kCuckooSemiSorted:
-        return dispatch_internal::WithSemiSortedReader<8, 17>(data, f, fn);
+        return dispatch_internal::WithSemiSortedReader<8, 24>(data, f, fn);
       case FilterKind::kFuse:
         if (f.param_b == 3) return fn(FuseReader<3>(f.param_a, f.fuse));
         return fn(FuseReader<4>(f.param_a, f.fuse));

@@ -116,26 +116,6 @@ TEST(TreeAllocationTest, OneRunKeepsTheBudget) {
   EXPECT_EQ(spec.bits_per_key, budget.bits_per_key);
 }
 
-// Two levels of close sizes: Monkey's optimum expects about 5% fewer false
-// positives than uniform (Bloom), less than a tree measures off the model,
-// so every file keeps the budget. A fan-out of 10 gains a third, and is
-// planned. (Cuckoo at 10 bits/key gains more even here: the budget sits
-// inside a step of its FPR, and two points either side of it beat it.)
-TEST(TreeAllocationTest, ASmallExpectedGainKeepsTheBudget) {
-  for (FilterType type : {FilterType::kBloom, FilterType::kFuse}) {
-    SCOPED_TRACE(FilterTypeName(type));
-    const FilterSpec budget{type, 10};
-    const TreeShape close = Tree({}, {1000000, 2000000}, 9000);
-    for (int level : {5, 6}) {
-      const FilterSpec spec = PlanForTree(Compacted(level, 9000, "k3"), close, budget);
-      EXPECT_EQ(spec.type, budget.type);
-      EXPECT_EQ(spec.bits_per_key, budget.bits_per_key);
-    }
-    const TreeShape apart = Tree({}, {200000, 2000000}, 9000);
-    EXPECT_GT(PlanForTree(Compacted(5, 9000, "k3"), apart, budget).bits_per_key, 12);
-  }
-}
-
 // A backlog: L5 at three times its target. Its files, and the bottom's,
 // are planned as for the tree settled (L5 at target, the rest in L6).
 TEST(TreeAllocationTest, ALevelOverItsTargetIsPlannedAsSettled) {
