@@ -241,9 +241,8 @@ class FixedSemiSortedCodec {
 // budgets of about 18-25 bits/key. The high parts are matched two lanes to
 // a load (2(F-4) <= 40 bits, which a load at any bit offset holds), and the
 // code's table lookup is made only where a high part matches, as in the
-// word-sized codec. Against the run-time codec's wide match, which reads
-// the table for every bucket and has every shift at run time: about 2.5x
-// faster in cache, and out of cache as fast as a word-sized bucket
+// word-sized codec; the run-time codec's wide match reads the table for
+// every bucket and shifts by run-time widths, at about twice the time
 // (docs/design/cuckoo.md).
 template <int F>
 class FixedWideSemiSortedCodec {
