@@ -38,9 +38,18 @@ double Inside(const FileRange& f, const std::string& lo, const std::string& hi) 
 
 }  // namespace
 
-double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges) {
+double ReferenceKeys(const std::vector<FileRange>& reference) {
   double total = 0;
   for (const FileRange& f : reference) total += std::max(f.keys, 0.0);
+  return total;
+}
+
+double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges) {
+  return ProbeShare(reference, ReferenceKeys(reference), std::move(ranges));
+}
+
+double ProbeShare(const std::vector<FileRange>& reference, double total,
+                  std::vector<FileRange> ranges) {
   if (!(total > 0)) return 1;
   // The union of `ranges`, as disjoint ranges in key order.
   std::sort(ranges.begin(), ranges.end(),
@@ -53,16 +62,32 @@ double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange
       merged.emplace_back(std::move(r.smallest), std::move(r.largest));
     }
   }
-  double covered = 0;
-  size_t first = 0;  // the first merged range that may reach a file not yet seen
-  for (const FileRange& f : reference) {
-    while (first < merged.size() && merged[first].second < f.smallest) ++first;
-    double inside = 0;
-    for (size_t i = first; i < merged.size() && !(f.largest < merged[i].first); ++i) {
-      inside += Inside(f, merged[i].first, merged[i].second);
+  // Each merged range meets the reference files from the first that does
+  // not end before it (a binary search: the files are in key order) to the
+  // last that starts within it. Ranges come in key order, so a file is met
+  // by consecutive ranges, and its share is summed (at most 1) before the
+  // next file's.
+  double covered = 0, inside = 0;
+  size_t current = reference.size();  // the file `inside` sums for
+  const auto count_current = [&] {
+    if (current < reference.size()) {
+      covered += std::max(reference[current].keys, 0.0) * std::min(inside, 1.0);
     }
-    covered += std::max(f.keys, 0.0) * std::min(inside, 1.0);
+  };
+  for (const auto& range : merged) {
+    auto it = std::partition_point(reference.begin(), reference.end(),
+                                   [&](const FileRange& f) { return f.largest < range.first; });
+    for (; it != reference.end() && !(range.second < it->smallest); ++it) {
+      const auto i = static_cast<size_t>(it - reference.begin());
+      if (i != current) {
+        count_current();
+        current = i;
+        inside = 0;
+      }
+      inside += Inside(*it, range.first, range.second);
+    }
   }
+  count_current();
   return std::clamp(covered / total, 0.0, 1.0);
 }
 

@@ -33,6 +33,14 @@ struct FileRange {
 // span count for nothing. In [0, 1]; 1 where `reference` holds no key.
 double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges);
 
+// The same, given ReferenceKeys(reference): for many calls on one
+// reference, each then costs a binary search of it and the files `ranges`
+// meet, not a pass over all of it.
+double ProbeShare(const std::vector<FileRange>& reference, double reference_keys,
+                  std::vector<FileRange> ranges);
+// The keys of `reference`'s files, negative counts as none.
+double ReferenceKeys(const std::vector<FileRange>& reference);
+
 // The probe share a run is planned at: `share` (ProbeShare's), never below
 // the run's share of the tree's keys, `keys` of `total_keys`, for a run's
 // keys are among the lookups' keys too (also where they lie outside the

@@ -76,8 +76,10 @@ bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* run
       reference_keys = tree.level_keys[lv];
     }
   }
-  const auto probes = [reference](const std::vector<FileRange>& ranges) {
-    return reference != nullptr && !ranges.empty() ? ProbeShare(*reference, ranges) : 1.0;
+  const double reference_total = reference != nullptr ? ReferenceKeys(*reference) : 0;
+  const auto probes = [reference, reference_total](const std::vector<FileRange>& ranges) {
+    return reference != nullptr && !ranges.empty() ? ProbeShare(*reference, reference_total, ranges)
+                                                   : 1.0;
   };
   const std::vector<FileRange> none;
   const std::vector<FileRange>& l0 = tree.level_ranges.empty() ? none : tree.level_ranges[0];

@@ -50,6 +50,19 @@ TEST(ProbeShareTest, PartOfAFileCountsItsShareOfTheFileRange) {
   EXPECT_NEAR(ProbeShare(TenFiles(), {Range(3500, 4499)}), 0.1, 0.0005);
 }
 
+// Disjoint ranges that meet one reference file add up within it, and a
+// range over several files takes its part of each.
+TEST(ProbeShareTest, RangesAddUpWithinAFileAndAcrossFiles) {
+  EXPECT_NEAR(ProbeShare(TenFiles(), {Range(3000, 3249), Range(3500, 3749)}), 0.05, 0.0005);
+  EXPECT_NEAR(ProbeShare(TenFiles(), {Range(3500, 5499)}), 0.2, 0.0005);
+  EXPECT_NEAR(ProbeShare(TenFiles(), {Range(3500, 3999), Range(4000, 4499), Range(9500, 9999)}),
+              0.15, 0.0005);
+  // Many calls on one reference: the same shares given its keys.
+  const double keys = ReferenceKeys(TenFiles());
+  EXPECT_DOUBLE_EQ(ProbeShare(TenFiles(), keys, {Range(3500, 5499)}),
+                   ProbeShare(TenFiles(), {Range(3500, 5499)}));
+}
+
 TEST(ProbeShareTest, OverlappingRangesCountOnce) {
   EXPECT_DOUBLE_EQ(ProbeShare(TenFiles(), {Range(2000, 4999), Range(0, 2999)}), 0.5);
   EXPECT_DOUBLE_EQ(ProbeShare(TenFiles(), {Range(0, 9999), Range(0, 9999)}), 1.0);
