@@ -44,22 +44,26 @@ double ReferenceKeys(const std::vector<FileRange>& reference) {
   return total;
 }
 
-double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges) {
-  return ProbeShare(reference, ReferenceKeys(reference), std::move(ranges));
+double ProbeShare(const std::vector<FileRange>& reference, const std::vector<FileRange>& ranges) {
+  return ProbeShare(reference, ReferenceKeys(reference), ranges);
 }
 
 double ProbeShare(const std::vector<FileRange>& reference, double total,
-                  std::vector<FileRange> ranges) {
+                  const std::vector<FileRange>& ranges) {
   if (!(total > 0)) return 1;
-  // The union of `ranges`, as disjoint ranges in key order.
-  std::sort(ranges.begin(), ranges.end(),
-            [](const FileRange& x, const FileRange& y) { return x.smallest < y.smallest; });
-  std::vector<std::pair<std::string, std::string>> merged;
-  for (FileRange& r : ranges) {
-    if (!merged.empty() && !(merged.back().second < r.smallest)) {
-      if (merged.back().second < r.largest) merged.back().second = std::move(r.largest);
+  // The union of `ranges`, as disjoint ranges in key order (pointers into
+  // `ranges`: no key is copied).
+  std::vector<const FileRange*> order;
+  order.reserve(ranges.size());
+  for (const FileRange& r : ranges) order.push_back(&r);
+  std::sort(order.begin(), order.end(),
+            [](const FileRange* x, const FileRange* y) { return x->smallest < y->smallest; });
+  std::vector<std::pair<const std::string*, const std::string*>> merged;
+  for (const FileRange* r : order) {
+    if (!merged.empty() && !(*merged.back().second < r->smallest)) {
+      if (*merged.back().second < r->largest) merged.back().second = &r->largest;
     } else {
-      merged.emplace_back(std::move(r.smallest), std::move(r.largest));
+      merged.emplace_back(&r->smallest, &r->largest);
     }
   }
   // Each merged range meets the reference files from the first that does
@@ -75,16 +79,18 @@ double ProbeShare(const std::vector<FileRange>& reference, double total,
     }
   };
   for (const auto& range : merged) {
+    const std::string& lo = *range.first;
+    const std::string& hi = *range.second;
     auto it = std::partition_point(reference.begin(), reference.end(),
-                                   [&](const FileRange& f) { return f.largest < range.first; });
-    for (; it != reference.end() && !(range.second < it->smallest); ++it) {
+                                   [&](const FileRange& f) { return f.largest < lo; });
+    for (; it != reference.end() && !(hi < it->smallest); ++it) {
       const auto i = static_cast<size_t>(it - reference.begin());
       if (i != current) {
         count_current();
         current = i;
         inside = 0;
       }
-      inside += Inside(*it, range.first, range.second);
+      inside += Inside(*it, lo, hi);
     }
   }
   count_current();

@@ -31,13 +31,13 @@ struct FileRange {
 // evenly spread over the numeric value of the 8 bytes that follow the
 // file's two ends' common prefix. Keys of `ranges` outside the reference's
 // span count for nothing. In [0, 1]; 1 where `reference` holds no key.
-double ProbeShare(const std::vector<FileRange>& reference, std::vector<FileRange> ranges);
+double ProbeShare(const std::vector<FileRange>& reference, const std::vector<FileRange>& ranges);
 
 // The same, given ReferenceKeys(reference): for many calls on one
 // reference, each then costs a binary search of it and the files `ranges`
 // meet, not a pass over all of it.
 double ProbeShare(const std::vector<FileRange>& reference, double reference_keys,
-                  std::vector<FileRange> ranges);
+                  const std::vector<FileRange>& ranges);
 // The keys of `reference`'s files, negative counts as none.
 double ReferenceKeys(const std::vector<FileRange>& reference);
 

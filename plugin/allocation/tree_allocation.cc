@@ -108,10 +108,18 @@ bool RunsFor(const FileFacts& file, const TreeShape& tree, std::vector<Run>* run
     const double listed = lv < tree.level_files.size() ? static_cast<double>(tree.level_files[lv]) : 1;
     double keys = tree.level_keys[lv] + excess;
     double files = std::max(listed, 1.0) + excess_files;
-    std::vector<FileRange> ranges = lv < tree.level_ranges.size() ? tree.level_ranges[lv] : none;
+    // The level's ranges, with the excess from above where there is one
+    // (copied only then: a level may list thousands of files).
+    const std::vector<FileRange>& listed_ranges =
+        lv < tree.level_ranges.size() ? tree.level_ranges[lv] : none;
+    std::vector<FileRange> with_excess;
+    if (!excess_ranges.empty()) {
+      with_excess = listed_ranges;
+      with_excess.insert(with_excess.end(), excess_ranges.begin(), excess_ranges.end());
+    }
+    const std::vector<FileRange>& ranges = excess_ranges.empty() ? listed_ranges : with_excess;
     // Unknown ranges anywhere in the run: probed by every lookup.
-    const bool known = !ranges.empty() && (excess == 0 || !excess_ranges.empty());
-    ranges.insert(ranges.end(), excess_ranges.begin(), excess_ranges.end());
+    const bool known = !listed_ranges.empty() && (excess == 0 || !excess_ranges.empty());
     excess = excess_files = 0;
     excess_ranges.clear();
     const double target = lv < tree.level_target_keys.size() ? tree.level_target_keys[lv] : 0;
