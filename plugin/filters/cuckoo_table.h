@@ -241,9 +241,8 @@ class FixedSemiSortedCodec {
 // budgets of about 18-25 bits/key. The high parts are matched two lanes to
 // a load (2(F-4) <= 40 bits, which a load at any bit offset holds), and the
 // code's table lookup is made only where a high part matches, as in the
-// word-sized codec; the run-time codec's wide match reads the table for
-// every bucket and shifts by run-time widths, at about twice the time
-// (docs/design/cuckoo.md).
+// word-sized codec (the run-time codec's wide match reads the table for
+// every bucket and shifts by run-time widths; docs/design/cuckoo.md).
 template <int F>
 class FixedWideSemiSortedCodec {
   static_assert(F >= 18 && F <= 24, "wider than a word, high parts two to a load");
