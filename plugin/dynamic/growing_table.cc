@@ -138,6 +138,40 @@ void GrowingTable::PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_
 
 GrowingTable::NewKey GrowingTable::InsertIfNew(const Probe& p, unsigned L,
                                                std::atomic<uint64_t>* seq) {
+  // Out of cache, a single insert waits for its buckets; what it runs after
+  // they arrive is what its time adds to that wait, so the common case is
+  // kept to a few word operations per bucket and one tail read, with no
+  // loop. It answers exactly as InsertIfNewBySlot, which takes every other
+  // case from the start.
+  const uint64_t pos1 = p.i1 * bucket_bits_, pos2 = p.i2 * bucket_bits_;
+  const uint64_t w1 = Window(pos1), w2 = Window(pos2);
+  const uint64_t heads1 = (p.code >> (f_ + 1)) * kHeadOnes;
+  const uint64_t x1 = w1 ^ heads1, x2 = w2 ^ (heads1 + (kHeadOnes << kTagBits));
+  // ZeroHeads' quick test on both: no head equal to the query's, so no match.
+  if (((((x1 - kHeadOnes) & ~x1) | ((x2 - kHeadOnes) & ~x2)) & heads_top_) != 0) {
+    return InsertIfNewBySlot(p, L, seq);
+  }
+  // The zero heads, exactly (ZeroHeads' second test), a flag at bit 9k
+  // each, and their number: the multiply by kHeadOnes adds flag k and one
+  // of its bits at 9k + 9(6 - k) = 54, so bits 54-62 hold the count (at
+  // most 7: no carry) and bit 63 another sum's low bit.
+  const uint64_t low = kHeadTops - kHeadOnes;
+  const uint64_t zero1 = (~(((w1 & low) + low) | w1) & heads_top_) >> (kHeadBits - 1);
+  const uint64_t zero2 = (~(((w2 & low) + low) | w2) & heads_top_) >> (kHeadBits - 1);
+  const auto count = [](uint64_t flags) { return ((flags * kHeadOnes) >> 54) & 0xf; };
+  const bool second = count(zero2) > count(zero1);
+  const uint64_t zero = second ? zero2 : zero1;
+  if (zero == 0) return InsertIfNewBySlot(p, L, seq);  // both full: an eviction path
+  const unsigned k = static_cast<unsigned>(__builtin_ctzll(((zero * kGather) >> 54) & 0x7f));
+  if (Tail(second ? pos2 : pos1, k) != 0) return InsertIfNewBySlot(p, L, seq);  // tag 0
+  const uint64_t e = EntryAt(p.code, L);
+  SetSlot(second ? p.i2 : p.i1, k, second ? e | SecondBit() : e);
+  Count(e, 1);
+  return NewKey::kPlaced;
+}
+
+GrowingTable::NewKey GrowingTable::InsertIfNewBySlot(const Probe& p, unsigned L,
+                                                     std::atomic<uint64_t>* seq) {
   uint64_t pos[2];
   uint32_t zero[2];
   for (int which = 0; which < 2; ++which) {

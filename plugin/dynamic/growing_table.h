@@ -357,6 +357,10 @@ class GrowingTable {
     return (entry & SecondBit()) ? First(bucket, TagOf(entry)) : Second(bucket, TagOf(entry));
   }
   bool SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq);
+  // InsertIfNew slot by slot: every case, where InsertIfNew itself takes
+  // only the common one (no head equal to the query's, and a free slot at
+  // the emptier bucket's first zero head) and gives it the rest.
+  NewKey InsertIfNewBySlot(const Probe& p, unsigned L, std::atomic<uint64_t>* seq);
   // Writes entry e (a = 0) of probe p in a free slot of its emptier bucket
   // (free1, free2: the buckets' free slots as bits, at least one set).
   void PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_t free2);

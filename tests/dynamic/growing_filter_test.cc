@@ -172,6 +172,86 @@ TEST(GrowingTableTest, ErasesNeverTakeAnotherKeysOnlyEntry) {
   EXPECT_GT(table->EntriesOfLength(0), 0u);
 }
 
+TEST(GrowingTableTest, InsertIfNewFollowsItsSlotRules) {
+  // InsertIfNew against its rules read slot by slot: kMatched when an
+  // entry of either bucket matches; otherwise the bucket with more zero
+  // heads (the first on a tie), its first zero head whose tail is zero.
+  // Tags 0 and 1 only, in a table of 3 buckets: entries in their first
+  // bucket with tag 0 have a zero head and a tail (the case that sends
+  // InsertIfNew to its slot-by-slot loop), buckets fill, eviction paths run.
+  std::vector<uint64_t> pool;
+  for (uint64_t i = 0; pool.size() < 400; ++i) {
+    if (GrowingTable::TagFor(Pos(i)) < 2) pool.push_back(Pos(i));
+  }
+  uint64_t placed_at_once = 0, after_tag0 = 0, matched = 0, evicted = 0;
+  for (unsigned w : {4u, 7u}) {
+    for (unsigned round = 0; round < 40; ++round) {
+      GrowingTable t(3, 0, w, 6);
+      for (unsigned j = 0; j < 5 * w; ++j) {
+        const uint64_t key = pool[(round * 37 + j * 11) % pool.size()];
+        const GrowingTable::Probe p = t.ProbeFor(key);
+        const unsigned L = 2 + (round + j) % (t.fp_bits() - 1);
+        const uint64_t b[2] = {p.i1, p.i2};
+        const uint64_t code[2] = {p.code, p.code | t.SecondBit()};
+        bool match = false;
+        unsigned zero_heads[2] = {0, 0};
+        for (int which = 0; which < 2; ++which) {
+          for (unsigned k = 0; k < w; ++k) {
+            const uint64_t e = t.Slot(b[which], k);
+            match = match || GrowingTable::Matches(e, code[which]);
+            zero_heads[which] += (e >> (t.fp_bits() + 1)) == 0;
+          }
+        }
+        std::vector<uint64_t> before;
+        for (uint64_t i = 0; i < 3; ++i) {
+          for (unsigned k = 0; k < w; ++k) before.push_back(t.Slot(i, k));
+        }
+        const GrowingTable::NewKey r = t.InsertIfNew(p, L, nullptr);
+        if (match) {
+          ASSERT_EQ(r, GrowingTable::NewKey::kMatched);
+          ++matched;
+          continue;
+        }
+        const int first = zero_heads[1] > zero_heads[0] ? 1 : 0;
+        int want_which = -1;
+        unsigned want_k = 0;
+        for (int which : {first, 1 - first}) {
+          for (unsigned k = 0; k < w && want_which < 0; ++k) {
+            if (before[b[which] * w + k] == 0) {
+              want_which = which;
+              want_k = k;
+            }
+          }
+          if (want_which >= 0) break;
+        }
+        if (want_which < 0) {  // both full: an eviction path, or no room
+          if (r == GrowingTable::NewKey::kPlaced) ++evicted;
+          if (r == GrowingTable::NewKey::kPlaced) ASSERT_TRUE(t.Contains(p));
+          continue;
+        }
+        ASSERT_EQ(r, GrowingTable::NewKey::kPlaced);
+        const uint64_t e = t.EntryAt(p.code, L);
+        const uint64_t slot = b[want_which] * w + want_k;
+        for (uint64_t i = 0; i < before.size(); ++i) {
+          const uint64_t now = t.Slot(i / w, static_cast<unsigned>(i % w));
+          ASSERT_EQ(now, i == slot ? (want_which == 0 ? e : e | t.SecondBit()) : before[i])
+              << "w " << w << " round " << round << " insert " << j;
+        }
+        bool skipped_tag0 = false;
+        for (unsigned k = 0; k < want_k; ++k) {
+          const uint64_t e_k = before[b[want_which] * w + k];
+          skipped_tag0 = skipped_tag0 || (e_k != 0 && (e_k >> (t.fp_bits() + 1)) == 0);
+        }
+        (skipped_tag0 ? after_tag0 : placed_at_once) += 1;
+      }
+    }
+  }
+  EXPECT_GT(placed_at_once, 100u);
+  EXPECT_GT(after_tag0, 100u);  // a zero head with a tail came first
+  EXPECT_GT(matched, 100u);
+  EXPECT_GT(evicted, 10u);
+}
+
 TEST(GrowingFilterTest, AKeyHoldsAtMostTheCopyLimit) {
   auto f = NewFilter(0.001, 1000);
   for (unsigned c = 0; c < kDynamicCuckooMaxCopies; ++c) {
