@@ -40,23 +40,44 @@ using Clock = std::chrono::steady_clock;
 // the rest is replayed under it, blocking writes for that long only.
 constexpr size_t kFinalReplay = 4096;
 
-// The snapshot's key hashes into *hashes; Incomplete if *stop turned true.
-rocksdb::Status ScanSnapshot(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h,
-                             const rocksdb::Snapshot* snapshot, const std::atomic<bool>& stop,
-                             std::vector<uint64_t>* hashes) {
+// Inserts the snapshot's keys into `fresh`, a batch of hashes at a time;
+// Incomplete if *stop turned true or the filter refused a key.
+rocksdb::Status ScanSnapshotInto(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h,
+                                 const rocksdb::Snapshot* snapshot,
+                                 const std::atomic<bool>& stop, DynamicCuckooFilter* fresh) {
   rocksdb::ReadOptions ro;
   ro.snapshot = snapshot;
   ro.fill_cache = false;  // a scan would evict the working set
   ro.total_order_seek = true;
   ro.readahead_size = 2 << 20;
+  constexpr size_t kBatch = 1024;
+  uint64_t hashes[kBatch];
+  DynamicStatus statuses[kBatch];
+  size_t n = 0;
+  const auto insert = [&]() {
+    fresh->InsertHashBatch(hashes, n, statuses);
+    for (size_t i = 0; i < n; ++i) {
+      // A pair full of copies adopts, as the guard's own inserts do.
+      if (statuses[i] != DynamicStatus::kOk && statuses[i] != DynamicStatus::kTooManyCopies) {
+        return rocksdb::Status::Incomplete("sstfilter guard: re-presize: ",
+                                           DynamicStatusName(statuses[i]));
+      }
+    }
+    n = 0;
+    return rocksdb::Status::OK();
+  };
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, h));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    hashes->push_back(KeyHash(it->key()));
-    if ((hashes->size() & 0xffff) == 0 && stop.load(std::memory_order_relaxed)) {
+    hashes[n++] = KeyHash(it->key());
+    if (n < kBatch) continue;
+    if (stop.load(std::memory_order_relaxed)) {
       return rocksdb::Status::Incomplete("sstfilter guard: re-presize stopped");
     }
+    const rocksdb::Status s = insert();
+    if (!s.ok()) return s;
   }
-  return it->status();
+  if (!it->status().ok()) return it->status();
+  return insert();
 }
 
 rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFamily* g) {
@@ -64,6 +85,7 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
   const std::atomic<bool>& stop = impl->represize_stop();
   const rocksdb::Snapshot* snapshot = nullptr;
   rocksdb::ColumnFamilyHandle* h = nullptr;
+  uint64_t planned = 0;
   {
     std::unique_lock<std::shared_mutex> gate(impl->locks.gate);
     if (impl->represize_barred()) {
@@ -77,27 +99,18 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
     }
     g->StartLog();
     snapshot = db->GetSnapshot();
+    planned = g->Size();
   }
-  std::vector<uint64_t> hashes;
-  rocksdb::Status s = ScanSnapshot(db, h, snapshot, stop, &hashes);
-  db->ReleaseSnapshot(snapshot);
-  const uint64_t hash_bytes = hashes.capacity() * sizeof(uint64_t);
-  impl->HoldRepresizeBytes(hash_bytes);
+  // Sized for the copies the guard holds at the snapshot (every key there
+  // owns one; stale copies add a few), the new filter takes the scan's keys
+  // as they come: a re-presize holds that filter and one batch of hashes.
   std::unique_ptr<DynamicCuckooFilter> fresh;
-  if (s.ok()) s = impl->NewFilter(hashes.size(), &fresh);
+  rocksdb::Status s = impl->NewFilter(planned, &fresh);
   if (s.ok()) {
-    std::vector<DynamicStatus> statuses(hashes.size());
-    fresh->InsertHashBatch(hashes.data(), hashes.size(), statuses.data());
-    for (DynamicStatus st : statuses) {
-      // A pair full of copies adopts, as the guard's own inserts do.
-      if (st != DynamicStatus::kOk && st != DynamicStatus::kTooManyCopies) {
-        s = rocksdb::Status::Incomplete("sstfilter guard: re-presize: ", DynamicStatusName(st));
-        break;
-      }
-    }
+    impl->HoldRepresizeBytes(fresh->MemoryBytes());
+    s = ScanSnapshotInto(db, h, snapshot, stop, fresh.get());
   }
-  if (fresh != nullptr) impl->HoldRepresizeBytes(hash_bytes + fresh->MemoryBytes());
-  std::vector<uint64_t>().swap(hashes);
+  db->ReleaseSnapshot(snapshot);
   if (fresh != nullptr) impl->HoldRepresizeBytes(fresh->MemoryBytes());
   for (bool more = s.ok(); more;) {
     const std::vector<GuardFamily::LoggedOp> ops = g->TakeLog();

@@ -131,7 +131,7 @@ struct GuardStats {
   uint64_t represizes = 0;      // filters rebuilt and swapped in since Open
   double represize_seconds = 0;
   // The most a re-presize since Open held at once beyond the guards'
-  // filters: its key hashes (8 bytes a key) and the filter it built.
+  // filters: the filter it built.
   uint64_t represize_peak_bytes = 0;
 };
 
