@@ -213,9 +213,8 @@ class GrowingTable {
   // changed.
   bool Insert(const Probe& p, unsigned L, std::atomic<uint64_t>* seq = nullptr);
   // Insert's common case in one read of each bucket's heads: when no entry
-  // matches p, writes its entry at length L as Insert does (kPlaced, or
-  // kNoRoom with nothing changed); when one does, writes nothing
-  // (kMatched: the caller counts copies).
+  // matches p, writes its entry at length L as Insert does (kPlaced, or kNoRoom
+  // with nothing changed); else writes nothing (kMatched: caller counts copies).
   enum class NewKey { kPlaced, kMatched, kNoRoom };
   NewKey InsertIfNew(const Probe& p, unsigned L, std::atomic<uint64_t>* seq);
   // Removes the longest entry that matches p. That entry may be another
@@ -357,9 +356,8 @@ class GrowingTable {
     return (entry & SecondBit()) ? First(bucket, TagOf(entry)) : Second(bucket, TagOf(entry));
   }
   bool SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq);
-  // InsertIfNew slot by slot: every case, where InsertIfNew itself takes
-  // only the common one (no head equal to the query's, and a free slot at
-  // the emptier bucket's first zero head) and gives it the rest.
+  // InsertIfNew slot by slot, for every case InsertIfNew's own word
+  // operations leave to it (growing_table.cc says which).
   NewKey InsertIfNewBySlot(const Probe& p, unsigned L, std::atomic<uint64_t>* seq);
   // Writes entry e (a = 0) of probe p in a free slot of its emptier bucket
   // (free1, free2: the buckets' free slots as bits, at least one set).
