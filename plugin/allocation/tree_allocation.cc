@@ -38,9 +38,9 @@ RunCost CostOf(const LevelFilter& f, const Run& run) {
 // average corrected (then bisected) until the levels' files' bytes land
 // within kSpendWindow above what the budget gives them.
 constexpr int kSpendRounds = 12;
-constexpr double kSpendWindow = 0.004;
+constexpr double kSpendWindow = 0.002;
 // What L0 files may spend over the budget, as a share of the tree's bytes.
-constexpr double kL0Allowance = 0.004;
+constexpr double kL0Allowance = 0.008;
 
 }  // namespace
 
