@@ -72,12 +72,12 @@ RunCost ExpectedRunCost(const FilterSpec& spec, double keys, double files);
 //   that density, so the filter stays right where the file lands. Without
 //   ranges (TreeShape::level_ranges empty), every run is probed by every
 //   lookup and a file is planned as its level's run.
-// - Bytes: the levels' files spend 1.000 to 1.004 times what the budget
+// - Bytes: the levels' files spend 1.000 to 1.002 times what the budget
 //   gives them, their bytes planned at sizes around each run's average
 //   (ExpectedRunCost); should no allocation land there, the least over it
 //   that was found. L0 files, which the next L0 compaction removes, take
-//   their extra bits on top, within 0.4% of the tree's budget, so that the
-//   levels never pay for them.
+//   their extra bits on top, within 0.8% of the tree's budget, so that the
+//   levels never pay for them: together at most 1% over it.
 // - Appends: a flushed file whose keys all lie past either end of the
 //   tree's (sequential inserts) is planned as a file of the bottom level:
 //   RocksDB moves such files down without rewriting them. The ends are

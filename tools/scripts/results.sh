@@ -34,13 +34,15 @@
 #                                listener's tree against uniform, per level
 #   shape_sweep.md               tools/scripts/shape_sweep.sh: allocation=monkey against
 #                                uniform on 26 tree shapes, stock db_bench 7.8.3
-#   shape_sweep_rocksdb9.md      the same on 9 shapes, RocksDB 9.7.4's db_bench
+#   shape_sweep_rocksdb9.md      the same on 26 shapes, RocksDB 9.7.4's db_bench
+#   l0_window.md                 tools/bench/l0_window.py: what L0 files can gain within
+#                                the memory window, by tree_model (deterministic)
 # Each file starts with the command that made it and the machine.
 #
 #   tools/scripts/results.sh            # everything
 #   tools/scripts/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
 #                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload,
-#                               # guard, listener, sweep, sweep9 likewise)
+#                               # guard, listener, sweep, sweep9, l0window likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -155,7 +157,10 @@ if want sweep; then
 fi
 if want sweep9; then
   MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/scripts/rocksdb_source.sh)" \
-    run shape_sweep_rocksdb9.md "$ROOT/tools/scripts/shape_sweep.sh" --rocksdb 9.7.4 --shapes half
+    run shape_sweep_rocksdb9.md "$ROOT/tools/scripts/shape_sweep.sh" --rocksdb 9.7.4 --shapes full
+fi
+if want l0window; then
+  run l0_window.md python3 "$ROOT/tools/bench/l0_window.py" --tree-model "$BUILD_DIR/tools/tree_model"
 fi
 
 python3 "$ROOT/tools/scripts/update_readme.py"
