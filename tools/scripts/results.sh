@@ -35,7 +35,7 @@
 #   shape_sweep.md               tools/scripts/shape_sweep.sh: allocation=monkey against
 #                                uniform on 26 tree shapes, stock db_bench 7.8.3
 #   shape_sweep_rocksdb9.md      the same on 26 shapes, RocksDB 9.7.4's db_bench
-#   l0_window.md                 tools/bench/l0_window.py: what L0 files can gain within
+#   l0_window.md                 tools/research/l0_window.py: what L0 files can gain within
 #                                the memory window, by tree_model (deterministic)
 # Each file starts with the command that made it and the machine.
 #
@@ -160,7 +160,7 @@ if want sweep9; then
     run shape_sweep_rocksdb9.md "$ROOT/tools/scripts/shape_sweep.sh" --rocksdb 9.7.4 --shapes full
 fi
 if want l0window; then
-  run l0_window.md python3 "$ROOT/tools/bench/l0_window.py" --tree-model "$BUILD_DIR/tools/tree_model"
+  run l0_window.md python3 "$ROOT/tools/research/l0_window.py" --tree-model "$BUILD_DIR/tools/tree_model"
 fi
 
 python3 "$ROOT/tools/scripts/update_readme.py"

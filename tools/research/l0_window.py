@@ -12,7 +12,7 @@ that such a tree can expect at best (the L0 files given the whole window),
 over the least any split of the same bytes among its runs can expect
 (tree_model's `actual` over `optimum`). Deterministic: no RocksDB needed.
 
-    tools/bench/l0_window.py [--tree-model build/tools/tree_model]
+    tools/research/l0_window.py [--tree-model build/tools/tree_model]
 """
 
 import argparse
