@@ -53,6 +53,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/guard/guard_impl.cc
   plugin/guard/guard_restart.cc
   plugin/guard/guarded_db.cc
-  plugin/guard/guarded_db_write.cc
+  plugin/guard/guard_hook.cc
+  plugin/guard/guard_prepared.cc
   plugin/guard/guarded_db_ingest.cc
   plugin/migrate/migrate.cc)

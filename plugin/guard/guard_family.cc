@@ -26,87 +26,86 @@ void GuardFamily::MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* ou
   }
 }
 
-void GuardFamily::InsertHash(uint64_t hash) {
+bool GuardFamily::Add(uint64_t hash, uint64_t seq) {
+  if (seq != 0) {
+    // Always a read-modify-write, so that StartLog's read of max_seq_ sees
+    // this one's or a later one (GuardFamily::StartLog).
+    uint64_t m = max_seq_.load(std::memory_order_relaxed);
+    while (!max_seq_.compare_exchange_weak(m, m < seq ? seq : m, std::memory_order_seq_cst,
+                                           std::memory_order_relaxed)) {
+    }
+  }
+  // An overwrite's common case: matched, no lock. While a re-presize logs,
+  // every key goes under the lock to the log.
+  if (!logging_.load(std::memory_order_seq_cst) && MayContainHash(hash)) return false;
   std::lock_guard<std::mutex> lock(write_mu_);
-  if (disabled_.load(std::memory_order_relaxed)) return;
-  Account(filter_->InsertHash(hash));
-  if (logging_) log_.push_back({hash, false});
+  return AddLocked(hash);
 }
 
-void GuardFamily::InsertHashBatch(const uint64_t* hashes, size_t n) {
+bool GuardFamily::AddLocked(uint64_t hash) {
+  if (logging_.load(std::memory_order_relaxed)) log_.push_back(hash);
+  if (disabled_.load(std::memory_order_relaxed) || filter_->ContainsHash(hash)) return false;
+  const DynamicStatus s = filter_->InsertHash(hash);
+  if (s == DynamicStatus::kOk) return true;
+  // kFull: the key does not match; the guard can no longer answer "absent".
+  disabled_.store(true, std::memory_order_release);
+  errors_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+void GuardFamily::AddBatch(const uint64_t* hashes, size_t n) {
   constexpr size_t kChunk = 256;
   DynamicStatus statuses[kChunk];
   std::lock_guard<std::mutex> lock(write_mu_);
-  for (size_t start = 0; start < n; start += kChunk) {
+  for (size_t start = 0; start < n && !disabled_.load(std::memory_order_relaxed);
+       start += kChunk) {
     const size_t m = std::min(kChunk, n - start);
+    // Distinct keys (a scan's) that share an entry take one copy each:
+    // harmless, since nothing is ever erased.
     filter_->InsertHashBatch(hashes + start, m, statuses);
-    // As single inserts would: nothing is booked once the guard is off
-    // (the chunk's later keys went into a filter no longer consulted).
     for (size_t i = 0; i < m; ++i) {
-      if (disabled_.load(std::memory_order_relaxed)) return;
-      Account(statuses[i]);
-      if (logging_) log_.push_back({hashes[start + i], false});
+      if (statuses[i] == DynamicStatus::kOk || statuses[i] == DynamicStatus::kTooManyCopies) {
+        continue;
+      }
+      disabled_.store(true, std::memory_order_release);
+      errors_.fetch_add(1, std::memory_order_relaxed);
+      return;
     }
   }
 }
 
-void GuardFamily::Account(DynamicStatus s) {
-  if (s == DynamicStatus::kTooManyCopies) {
-    // The fingerprint pair already holds the maximum copies: stale ones,
-    // left by removals the guard cannot follow (DeleteRange re-putting the
-    // same key). The key matches; it takes one of those copies as its own.
-    // That is safe while the pair has no more owners (keys the DB holds
-    // with this exact bucket pair and fingerprint) than copies, i.e. unless
-    // more distinct live keys than the maximum collide on all of it
-    // (docs/design/key_guard.md).
-    adopted_.fetch_add(1, std::memory_order_relaxed);
-  } else if (s != DynamicStatus::kOk) {
-    // kFull: the key does not match at all; the guard cannot be exact.
-    disabled_.store(true, std::memory_order_release);
+void GuardFamily::Disable() {
+  if (!disabled_.exchange(true, std::memory_order_acq_rel)) {
     errors_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
-void GuardFamily::EraseHash(uint64_t hash) {
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (disabled_.load(std::memory_order_relaxed)) return;
-  if (filter_->EraseHash(hash) != DynamicStatus::kOk) {
-    // Only the checked mode reports this: our bookkeeping is wrong, so stop
-    // trusting the filter.
-    disabled_.store(true, std::memory_order_release);
-    errors_.fetch_add(1, std::memory_order_relaxed);
-  }
-  if (logging_) log_.push_back({hash, true});
-}
-
-void GuardFamily::StartLog() {
+uint64_t GuardFamily::StartLog() {
   std::lock_guard<std::mutex> lock(write_mu_);
   log_.clear();
-  logging_ = true;
+  deletes_.store(0, std::memory_order_relaxed);  // the scan drops what they removed
+  logging_.store(true, std::memory_order_seq_cst);
+  return max_seq_.load(std::memory_order_seq_cst);
 }
 
-std::vector<GuardFamily::LoggedOp> GuardFamily::TakeLog() {
-  std::vector<LoggedOp> out;
+std::vector<uint64_t> GuardFamily::TakeLog() {
+  std::vector<uint64_t> out;
   std::lock_guard<std::mutex> lock(write_mu_);
   out.swap(log_);
   return out;
 }
 
-bool GuardFamily::Replay(const std::vector<LoggedOp>& ops, DynamicCuckooFilter* fresh) {
-  for (const LoggedOp& op : ops) {
-    const DynamicStatus s = op.erase ? fresh->EraseHash(op.hash) : fresh->InsertHash(op.hash);
-    // An insert that found its pair full adopts a copy, as Account does.
-    if (s != DynamicStatus::kOk && !(s == DynamicStatus::kTooManyCopies && !op.erase)) {
-      return false;
-    }
+bool GuardFamily::Replay(const std::vector<uint64_t>& hashes, DynamicCuckooFilter* fresh) {
+  for (uint64_t h : hashes) {
+    if (!fresh->ContainsHash(h) && fresh->InsertHash(h) != DynamicStatus::kOk) return false;
   }
   return true;
 }
 
 bool GuardFamily::FinishRepresize(std::unique_ptr<DynamicCuckooFilter> fresh) {
   std::lock_guard<std::mutex> lock(write_mu_);
-  logging_ = false;
-  std::vector<LoggedOp> rest;
+  logging_.store(false, std::memory_order_seq_cst);
+  std::vector<uint64_t> rest;
   rest.swap(log_);
   if (disabled_.load(std::memory_order_relaxed) || !Replay(rest, fresh.get())) return false;
   return filter_->ReplaceWith(std::move(fresh)) == DynamicStatus::kOk;
@@ -114,8 +113,8 @@ bool GuardFamily::FinishRepresize(std::unique_ptr<DynamicCuckooFilter> fresh) {
 
 void GuardFamily::AbandonLog() {
   std::lock_guard<std::mutex> lock(write_mu_);
-  logging_ = false;
-  std::vector<LoggedOp>().swap(log_);
+  logging_.store(false, std::memory_order_seq_cst);
+  std::vector<uint64_t>().swap(log_);
 }
 
 bool GuardFamily::Save(std::string* out) const {

@@ -2,9 +2,15 @@
 // its caller the filter's single writer, and the switch that turns it off
 // when the filter cannot take a key.
 //
-// Thread safety: MayContain from any thread at any time; Insert and Erase
-// from any thread (they serialize on a mutex). The caller orders them
-// against the DB's own writes (guarded_db_write.cc).
+// The guard only grows between re-presizes: a write adds its key unless the
+// filter already matches it, and a delete removes nothing (it is counted).
+// So once the filter matches a key it matches it until the next swap
+// (matches survive growth and evictions: GrowingTable), and writes need no
+// lock against one another or against deletes.
+//
+// Thread safety: every member from any thread at any time, except Save
+// (no concurrent Add). Add serializes on a mutex only for a key the filter
+// does not match yet.
 
 #pragma once
 
@@ -43,55 +49,58 @@ class GuardFamily {
   void MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* out) const;
   bool enabled() const { return !disabled_.load(std::memory_order_acquire); }
 
-  // Adds one copy of the key (or, when its fingerprint pair is full of
-  // stale copies, adopts one). If the filter is full, switches the guard off
-  // before returning: the caller's write that follows is then never ruled
-  // out.
-  void InsertHash(uint64_t hash);
-  // InsertHash of each of n keys, in order, holding the writer lock for
-  // the whole batch, the filter loading buckets ahead (a rebuild's bulk
-  // load, before the guard is published).
-  void InsertHashBatch(const uint64_t* hashes, size_t n);
-  // Removes the one copy the key owns. Precondition: it owns one.
-  void EraseHash(uint64_t hash);
+  // A write with sequence number `seq` (0: an ingestion, which has none
+  // yet) is about to make the key visible: afterwards the filter matches
+  // it. True if that took a new entry. If the filter is full, switches the
+  // guard off before returning: the write is then never ruled out.
+  bool Add(uint64_t hash, uint64_t seq);
+  // Add of n keys (a rebuild's bulk load, before the guard is published):
+  // one writer lock, the filter loading buckets ahead.
+  void AddBatch(const uint64_t* hashes, size_t n);
+  // A delete of some key: the guard keeps its entry, stale, until the next
+  // re-presize, which the count brings forward.
+  void CountDelete() { deletes_.fetch_add(1, std::memory_order_relaxed); }
+  // Every key "may exist" until the next Open rebuilds the guard.
+  void Disable();
 
   // Saves the filter (appends); false if the guard is off.
   bool Save(std::string* out) const;
 
   // ---- re-presize (guard_represize.cc) ------------------------------------
   // A filter rebuilt from a snapshot scan, for the keys the DB holds then,
-  // takes over from the grown one: the log carries the writes made since
-  // the snapshot into it.
-  struct LoggedOp {
-    uint64_t hash;
-    bool erase;
-  };
-  // From now on every Insert and Erase is also logged. The caller holds the
-  // key-lock gate exclusively, so that no write is between its guard update
-  // and its DB write, and takes the snapshot it scans under that gate:
-  // then the snapshot plus the log, in order, is every key's copy.
-  void StartLog();
-  // The ops logged since StartLog or the last TakeLog, in order.
-  std::vector<LoggedOp> TakeLog();
-  // Applies ops to `fresh` as the guard applied them; false if `fresh`
-  // refused one (full, or an erase it cannot match): it is not usable.
-  static bool Replay(const std::vector<LoggedOp>& ops, DynamicCuckooFilter* fresh);
-  // Under the writer lock, so that no op falls between: replays the rest
+  // takes over from the grown one: the log carries the keys written since
+  // into it.
+  //
+  // From now on every Add also logs its key, matched or not. Returns the
+  // highest sequence number an Add that did not log has seen: a snapshot
+  // at or past it holds every key the log misses (Add publishes its
+  // sequence number, then reads the logging flag; StartLog sets the flag,
+  // then reads the number, both sequentially consistent). The caller keeps
+  // ingestions out meanwhile (their keys have no sequence number).
+  uint64_t StartLog();
+  // The keys logged since StartLog or the last TakeLog, in order.
+  std::vector<uint64_t> TakeLog();
+  // Adds the keys to `fresh` as Add does; false if `fresh` refused one
+  // (full): it is not usable.
+  static bool Replay(const std::vector<uint64_t>& hashes, DynamicCuckooFilter* fresh);
+  // Under the writer lock, so that no Add falls between: replays the rest
   // of the log into `fresh` and makes it the filter readers query. Stops
   // logging either way; false, the filter unchanged, if the guard is off
-  // or `fresh` refused an op.
+  // or `fresh` refused a key.
   bool FinishRepresize(std::unique_ptr<DynamicCuckooFilter> fresh);
   void AbandonLog();
-  // The family holds the keys at which the filter wants rebuilding
-  // (GuardedDB::Impl::RepresizeAt): a hint, read without the lock.
+  // Keys plus deletes since the filter was built reach the size at which it
+  // wants rebuilding (GuardedDB::Impl::RepresizeAt): a hint, read without
+  // the lock.
   bool WantsRepresize() const {
-    return filter_->Size() >= represize_at_.load(std::memory_order_relaxed);
+    return filter_->Size() + deletes_.load(std::memory_order_relaxed) >=
+           represize_at_.load(std::memory_order_relaxed);
   }
   // UINT64_MAX: never (a re-presize is under way, or none is wanted).
   void SetRepresizeAt(uint64_t keys) { represize_at_.store(keys, std::memory_order_relaxed); }
 
-  // The handle writes use for "does the DB hold this key" (null once the
-  // user destroyed it: writes are then refused).
+  // The handle re-presize scans read through (null once the user destroyed
+  // it: no re-presize then).
   rocksdb::ColumnFamilyHandle* handle() const { return handle_.load(std::memory_order_acquire); }
   void ClearHandle() { handle_.store(nullptr, std::memory_order_release); }
   void MarkDropped() { dropped_.store(true, std::memory_order_release); }
@@ -100,12 +109,10 @@ class GuardFamily {
   uint64_t Size() const;
   uint64_t MemoryBytes() const;
   uint64_t errors() const { return errors_.load(std::memory_order_relaxed); }
-  uint64_t adopted() const { return adopted_.load(std::memory_order_relaxed); }
 
  private:
-  // Books one insert's status (adopted copies; off when the filter is
-  // full). Requires write_mu_.
-  void Account(DynamicStatus s);
+  // Adds under write_mu_ unless the filter matches; logs while logging.
+  bool AddLocked(uint64_t hash);
 
   const uint32_t id_;
   const std::string name_;
@@ -115,10 +122,11 @@ class GuardFamily {
   std::atomic<bool> dropped_{false};
   std::atomic<rocksdb::ColumnFamilyHandle*> handle_;
   std::atomic<uint64_t> errors_{0};
-  std::atomic<uint64_t> adopted_{0};
+  std::atomic<uint64_t> deletes_{0};
   std::atomic<uint64_t> represize_at_{UINT64_MAX};
-  bool logging_ = false;  // under write_mu_, as log_
-  std::vector<LoggedOp> log_;
+  std::atomic<uint64_t> max_seq_{0};  // the highest seq an Add has seen
+  std::atomic<bool> logging_{false};  // changed under write_mu_
+  std::vector<uint64_t> log_;         // under write_mu_
 };
 
 }  // namespace sstfilter

@@ -9,29 +9,6 @@ namespace {
 constexpr double kGuardOpenFprShare = 0.5;
 }  // namespace
 
-StripeGuard::StripeGuard(KeyLocks* locks, std::vector<size_t> stripes, bool all)
-    : locks_(locks), stripes_(std::move(stripes)) {
-  std::sort(stripes_.begin(), stripes_.end());
-  stripes_.erase(std::unique(stripes_.begin(), stripes_.end()), stripes_.end());
-  exclusive_ = all || stripes_.size() > KeyLocks::kMaxStripes;
-  if (exclusive_) {
-    stripes_.clear();
-    locks_->gate.lock();
-    return;
-  }
-  locks_->gate.lock_shared();
-  for (size_t s : stripes_) locks_->stripe(s).lock();
-}
-
-StripeGuard::~StripeGuard() {
-  if (exclusive_) {
-    locks_->gate.unlock();
-    return;
-  }
-  for (auto it = stripes_.rbegin(); it != stripes_.rend(); ++it) locks_->stripe(*it).unlock();
-  locks_->gate.unlock_shared();
-}
-
 GuardedDB::Impl::Impl(GuardOptions guard, std::string db_path)
     : options(std::move(guard)),
       guard_file(options.guard_file.empty() ? db_path + "/SSTFILTER-GUARD" : options.guard_file) {
@@ -87,7 +64,6 @@ rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
   o.first_member_fpr_share = kGuardOpenFprShare;
   o.initial_capacity = std::max<uint64_t>(capacity, 1024);
   o.expected_max_keys = std::max<uint64_t>(o.initial_capacity, options.min_planned_keys);
-  o.checked = options.checked;
   const DynamicStatus s = DynamicCuckooFilter::Create(o, out);
   if (s != DynamicStatus::kOk) {
     return rocksdb::Status::InvalidArgument("sstfilter guard: ", DynamicStatusName(s));
@@ -115,25 +91,44 @@ uint64_t GuardedDB::Impl::RuledOut() const {
   return sum;
 }
 
-rocksdb::Status UnknownFamily(uint32_t id) {
-  return rocksdb::Status::NotSupported("sstfilter guard: column family " + std::to_string(id) +
-                                       " was not opened or created through GuardedDB");
+std::shared_ptr<GuardHook> GuardedDB::Impl::NewHook() {
+  std::lock_guard<std::mutex> lock(admin_mu_);
+  hooks_.push_back(std::make_shared<GuardHook>());
+  return hooks_.back();
 }
 
-rocksdb::Status NoHandle(const GuardFamily& g) {
-  return rocksdb::Status::NotSupported("sstfilter guard: the handle of column family '" +
-                                       g.name() + "' was destroyed; writes to it cannot be guarded");
+void GuardedDB::Impl::AttachHook(GuardHook* hook, GuardFamily* g) {
+  hook->Attach(
+      g, [](void* arg, GuardFamily* family) {
+        auto* impl = static_cast<GuardedDB::Impl*>(arg);
+        impl->MaybeRepresize(impl->db_, family);
+      },
+      this);
 }
 
-bool DbHolds(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h, const rocksdb::Slice& key) {
-  rocksdb::PinnableSlice value;
-  return db->Get(rocksdb::ReadOptions(), h, key, &value).ok();
+void GuardedDB::Impl::DetachHooks() {
+  std::lock_guard<std::mutex> lock(admin_mu_);
+  for (const auto& hook : hooks_) hook->Detach();
+}
+
+namespace {
+thread_local int own_ingestions = 0;
+}  // namespace
+
+GuardedDB::Impl::IngestScope::IngestScope() { ++own_ingestions; }
+GuardedDB::Impl::IngestScope::~IngestScope() { --own_ingestions; }
+
+void GuardedDB::Impl::OnIngested(const std::string& cf_name) {
+  unfollowed_.store(true, std::memory_order_release);
+  if (own_ingestions > 0) return;
+  for (GuardFamily* g : Families()) {
+    if (g->name() == cf_name && !g->dropped()) g->Disable();
+  }
 }
 
 rocksdb::Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g) {
-  bool known = false;
-  *g = impl.Lookup(cf_id, &known);
-  return known ? rocksdb::Status::OK() : UnknownFamily(cf_id);
+  *g = impl.Lookup(cf_id);
+  return rocksdb::Status::OK();
 }
 
 }  // namespace sstfilter

@@ -1,5 +1,5 @@
 // GuardedDB's state: the guarded column families (looked up without locks
-// by readers), the striped per-key writer locks, the counters.
+// by readers), their write hooks, the counters.
 
 #pragma once
 
@@ -15,46 +15,9 @@
 
 #include "format/hash.h"
 #include "guard/guard_family.h"
+#include "guard/guard_hook.h"
 
 namespace sstfilter {
-
-// Writers of one key serialize on its stripe, so that "does the DB hold the
-// key", the guard update and the DB write are one step for that key.
-// Every writer first holds the gate: shared, then its stripes in increasing
-// order (no deadlock); a write of more than kMaxStripes stripes (a large
-// batch, an ingestion) holds the gate exclusively instead, which also keeps
-// the number of mutexes one thread holds small.
-class KeyLocks {
- public:
-  static constexpr size_t kStripes = 1024;
-  static constexpr size_t kMaxStripes = 32;
-  std::shared_mutex gate;
-  static size_t StripeOf(uint32_t cf_id, uint64_t hash) {
-    return FastRange64(Mix64(hash ^ (uint64_t{cf_id} * 0x9e3779b97f4a7c15ULL)), kStripes);
-  }
-  std::mutex& stripe(size_t i) { return stripes_[i].mu; }
-
- private:
-  struct alignas(64) Padded {
-    std::mutex mu;
-  };
-  Padded stripes_[kStripes];
-};
-
-// Holds the stripes of one write (sorted, deduplicated), or, for more than
-// kMaxStripes of them or with `all`, every key's lock through the gate.
-class StripeGuard {
- public:
-  StripeGuard(KeyLocks* locks, std::vector<size_t> stripes, bool all = false);
-  ~StripeGuard();
-  StripeGuard(const StripeGuard&) = delete;
-  StripeGuard& operator=(const StripeGuard&) = delete;
-
- private:
-  KeyLocks* locks_;
-  std::vector<size_t> stripes_;
-  bool exclusive_;
-};
 
 struct GuardedDB::Impl {
   Impl(GuardOptions guard, std::string db_path);
@@ -84,23 +47,43 @@ struct GuardedDB::Impl {
   void CountRuledOut(uint64_t n);
   uint64_t RuledOut() const;
 
-  // Restart bookkeeping. Every write through GuardedDB that succeeded adds
-  // the sequence numbers it consumed (one per WriteBatch record), so that
-  // SeenSequence() is the DB's sequence number as far as the guard has seen
-  // it. Close saves that, not the DB's latest: a write made around the
-  // guard leaves the DB ahead of it, and the next Open rebuilds. A path that
-  // counts too little only costs a rebuild; none may count too much.
-  void set_open_sequence(uint64_t s) { open_sequence_ = s; }
-  void CountSequences(uint64_t n) { consumed_.fetch_add(n, std::memory_order_relaxed); }
-  uint64_t SeenSequence() const {
-    return open_sequence_ + consumed_.load(std::memory_order_relaxed);
-  }
+  // A hook for a family's memtable_factory, installed before the family
+  // is opened or created (guard_hook.h); attached to the family's guard
+  // once that is published. Close detaches every hook.
+  std::shared_ptr<GuardHook> NewHook();
+  void AttachHook(GuardHook* hook, GuardFamily* g);
+  void DetachHooks();
+  // The DB the guard's scans read (the root DB, below any transaction
+  // layer), set by Open.
+  void set_db(rocksdb::DB* db) { db_ = db; }
+  rocksdb::DB* db() const { return db_; }
+
+  // Restart bookkeeping. The hooks see every write of the guarded families,
+  // so Close may save the DB's latest sequence number, unless something
+  // changed the DB that they cannot see: an ingestion (through this object
+  // or around it; the listener Open installs reports it).
+  bool unfollowed() const { return unfollowed_.load(std::memory_order_acquire); }
+  // From the listener Open installs, after RocksDB made an ingestion's
+  // files visible in family `cf_name`: marks the session unfollowed, and
+  // unless this object made the ingestion (its keys entered first; see
+  // IngestScope), switches that family's guard off until the next Open.
+  void OnIngested(const std::string& cf_name);
+  // Marks the calling thread as inside this object's own ingestion, whose
+  // listener call comes on the same thread.
+  class IngestScope {
+   public:
+    IngestScope();
+    ~IngestScope();
+    IngestScope(const IngestScope&) = delete;
+    IngestScope& operator=(const IngestScope&) = delete;
+  };
 
   // Re-presize (guard_represize.cc). At most one runs at a time, over every
   // family; a finished run's thread is joined by the next start or by
   // StopRepresize.
-  // After a write's insert: starts a background re-presize of `g` if it
-  // wants one, the option is on, none runs and none is barred.
+  // After a write's change of `g` (from its hook, inside RocksDB's write):
+  // starts a background re-presize of `g` if it wants one, the option is
+  // on, none runs and none is barred. Never waits.
   void MaybeRepresize(rocksdb::DB* db, GuardFamily* g);
   // Runs one on the calling thread, after any running one.
   rocksdb::Status RepresizeNow(rocksdb::DB* db, GuardFamily* g);
@@ -108,10 +91,20 @@ struct GuardedDB::Impl {
   // again (Close).
   void StopRepresize(bool forever = false);
   void WaitForRepresize();
-  // A prepared two-phase ingestion makes keys visible later, at a commit
-  // the guard does not see: a snapshot scan could miss them, so no
-  // re-presize runs for the rest of the session.
-  void BarRepresize() { represize_barred_.store(true, std::memory_order_release); }
+  // Keys that become visible later than their memtable insert or their
+  // entry into the guard, at a commit a snapshot scan cannot foresee: a
+  // prepared two-phase ingestion, or a TransactionDB under the guard (its
+  // WRITE_PREPARED and WRITE_UNPREPARED policies insert before commit). No
+  // re-presize runs for the rest of the session; `why` says which.
+  void BarRepresize(const char* why) {
+    std::lock_guard<std::mutex> lock(admin_mu_);
+    barred_why_ = why;
+    represize_barred_.store(true, std::memory_order_release);
+  }
+  std::string barred_why() const {
+    std::lock_guard<std::mutex> lock(admin_mu_);
+    return barred_why_;
+  }
   // For a filter built for `keys`: the size at which it wants rebuilding,
   // twice that and at least min_planned_keys (UINT64_MAX with the
   // background re-presize off).
@@ -133,7 +126,10 @@ struct GuardedDB::Impl {
 
   const GuardOptions options;
   const std::string guard_file;
-  KeyLocks locks;
+  // Held shared by an ingestion from its first key's insert until its files
+  // are visible, exclusively by a re-presize until its snapshot: ingested
+  // keys have no sequence number for the snapshot to cover.
+  std::shared_mutex ingest_gate;
   GuardStats open_stats;  // loaded/rebuilt, set once by Open
   // The live SST files when Open finished (sorted): Close leaves out of the
   // saved list every SST that became live since and that this session did
@@ -141,10 +137,11 @@ struct GuardedDB::Impl {
   std::vector<uint64_t> open_sst_files;
 
  private:
-  uint64_t open_sequence_ = 0;
-  std::atomic<uint64_t> consumed_{0};
+  std::atomic<bool> unfollowed_{false};
+  rocksdb::DB* db_ = nullptr;
+  std::vector<std::shared_ptr<GuardHook>> hooks_;  // under admin_mu_
   std::atomic<const Table*> table_;
-  std::mutex admin_mu_;  // changes of the table
+  mutable std::mutex admin_mu_;  // changes of the table, hooks, barred_why_
   std::vector<std::unique_ptr<const Table>> tables_;
   std::vector<std::unique_ptr<GuardFamily>> owned_;
   struct alignas(64) Counter {
@@ -159,23 +156,18 @@ struct GuardedDB::Impl {
   std::atomic<bool> represize_stop_{false};
   std::atomic<bool> represize_closed_{false};
   std::atomic<bool> represize_barred_{false};
+  std::string barred_why_;  // under admin_mu_
   std::atomic<uint64_t> represizes_{0};
   std::atomic<uint64_t> represize_micros_{0};
   std::atomic<uint64_t> represize_bytes_{0};
   std::atomic<uint64_t> represize_peak_bytes_{0};
 };
 
-// For the write paths (guarded_db_write.cc, guarded_db_ingest.cc).
+// For the ingestion paths (guarded_db_ingest.cc).
 
 // NotSupported: the write's family was not opened or created through
-// GuardedDB, or its handle was destroyed.
+// GuardedDB.
 rocksdb::Status UnknownFamily(uint32_t id);
-rocksdb::Status NoHandle(const GuardFamily& g);
-
-// Whether the DB holds the key now; a failed read answers false, which
-// makes a put insert (an extra copy, harmless) and a delete not erase (a
-// stale entry, harmless).
-bool DbHolds(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h, const rocksdb::Slice& key);
 
 // The guard of a write's column family: *g null for a family GuardedDB
 // leaves unguarded; NotSupported for one it does not know.

@@ -7,21 +7,25 @@
 // (docs/design/key_guard.md). Rebuilding from a scan each time the family
 // doubles resets both.
 //
-// Why no key is missed. Under the key-lock gate, held exclusively, no write
-// is between its guard update and its DB write (guarded_db_write.cc), so
-// the snapshot taken there holds exactly the keys that own a copy, and the
-// log started there holds every guard update after it, in each key's
-// order. The new filter is the snapshot's keys, then the log; the last of
-// the log is replayed under the filter's writer lock, and the swap
-// (DynamicCuckooFilter::ReplaceWith) is a table publish that readers
-// retry across. Any doubt -- the guard off, the new filter refusing an op,
-// a stop -- keeps the old filter.
+// Why no key is missed. A key the DB holds after the swap was written
+// either by an entry whose hook logged it (every Add after StartLog logs),
+// or by one whose hook ran before: that entry's sequence number is at most
+// the one StartLog returns (GuardFamily::StartLog), so a snapshot at or
+// past it sees the entry, and the scan reads the key. Ingestions, whose
+// keys have no sequence number, are kept out until the snapshot (the
+// ingest gate). The new filter is the snapshot's keys, then the log; the
+// last of the log is replayed under the filter's writer lock, and the swap
+// (DynamicCuckooFilter::ReplaceWith) is a table publish that readers retry
+// across. Any doubt -- the guard off, the new filter refusing a key, the
+// snapshot not reaching the logged sequence number in time, a stop --
+// keeps the old filter.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 #include <vector>
 
 #include <rocksdb/iterator.h>
@@ -36,9 +40,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Ops replayed outside the writer lock until a round leaves fewer than this;
-// the rest is replayed under it, blocking writes for that long only.
+// Keys replayed outside the writer lock until a round leaves fewer than
+// this; the rest is replayed under it, blocking new keys' writes for that
+// long only.
 constexpr size_t kFinalReplay = 4096;
+
+// A write's entries are in the memtable before its sequence number is
+// published; the snapshot waits that long, a few microseconds, for the
+// writes in flight when logging started. A write that never publishes (a
+// failed WAL write after its memtable insert cannot happen; this is the
+// bound on doubt) abandons the re-presize.
+constexpr auto kPublishWait = std::chrono::seconds(10);
+
+// A snapshot that sees every entry with a sequence number up to `seq`;
+// null after kPublishWait.
+const rocksdb::Snapshot* SnapshotAtLeast(rocksdb::DB* db, uint64_t seq) {
+  const auto deadline = Clock::now() + kPublishWait;
+  for (;;) {
+    const rocksdb::Snapshot* snapshot = db->GetSnapshot();
+    if (snapshot == nullptr || snapshot->GetSequenceNumber() >= seq) return snapshot;
+    db->ReleaseSnapshot(snapshot);
+    if (Clock::now() >= deadline) return nullptr;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
 
 // Inserts the snapshot's keys into `fresh`, a batch of hashes at a time;
 // Incomplete if *stop turned true or the filter refused a key.
@@ -57,7 +82,8 @@ rocksdb::Status ScanSnapshotInto(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h
   const auto insert = [&]() {
     fresh->InsertHashBatch(hashes, n, statuses);
     for (size_t i = 0; i < n; ++i) {
-      // A pair full of copies adopts, as the guard's own inserts do.
+      // Distinct keys sharing an entry take a copy each, up to the limit;
+      // past it the key matches already.
       if (statuses[i] != DynamicStatus::kOk && statuses[i] != DynamicStatus::kTooManyCopies) {
         return rocksdb::Status::Incomplete("sstfilter guard: re-presize: ",
                                            DynamicStatusName(statuses[i]));
@@ -87,23 +113,35 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
   rocksdb::ColumnFamilyHandle* h = nullptr;
   uint64_t planned = 0;
   {
-    std::unique_lock<std::shared_mutex> gate(impl->locks.gate);
+    std::unique_lock<std::shared_mutex> gate(impl->ingest_gate);
     if (impl->represize_barred()) {
-      return rocksdb::Status::NotSupported(
-          "sstfilter guard: no re-presize after a prepared two-phase ingestion");
+      return rocksdb::Status::NotSupported("sstfilter guard: no re-presize: ",
+                                           impl->barred_why());
     }
     h = g->handle();
     if (h == nullptr || g->dropped() || !g->enabled()) {
       return rocksdb::Status::Incomplete("sstfilter guard: the family is off, dropped or "
                                          "has no handle");
     }
-    g->StartLog();
-    snapshot = db->GetSnapshot();
-    planned = g->Size();
+    const uint64_t unlogged = g->StartLog();
+    // The entries, plus the few keys that matched another key's entry at
+    // their first write and took none (the FPR's share; the scan gives
+    // every key its own): a filter sized short widens, a quarter more
+    // memory.
+    const uint64_t entries = g->Size();
+    planned = entries + static_cast<uint64_t>(4 * impl->options.target_fpr *
+                                              static_cast<double>(entries)) + 64;
+    snapshot = SnapshotAtLeast(db, unlogged);
+    if (snapshot == nullptr) {
+      g->AbandonLog();
+      g->SetRepresizeAt(impl->RepresizeAt(g->Size()));
+      return rocksdb::Status::Incomplete("sstfilter guard: re-presize: writes in flight did not "
+                                         "become visible");
+    }
   }
-  // Sized for the copies the guard holds at the snapshot (every key there
-  // owns one; stale copies add a few), the new filter takes the scan's keys
-  // as they come: a re-presize holds that filter and one batch of hashes.
+  // Sized for the entries the guard holds at the snapshot (every key there
+  // has one; stale ones add some), the new filter takes the scan's keys as
+  // they come: a re-presize holds that filter and one batch of hashes.
   std::unique_ptr<DynamicCuckooFilter> fresh;
   rocksdb::Status s = impl->NewFilter(planned, &fresh);
   if (s.ok()) {
@@ -113,7 +151,7 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
   db->ReleaseSnapshot(snapshot);
   if (fresh != nullptr) impl->HoldRepresizeBytes(fresh->MemoryBytes());
   for (bool more = s.ok(); more;) {
-    const std::vector<GuardFamily::LoggedOp> ops = g->TakeLog();
+    const std::vector<uint64_t> ops = g->TakeLog();
     if (!GuardFamily::Replay(ops, fresh.get())) {
       s = rocksdb::Status::Incomplete("sstfilter guard: re-presize: the log did not replay");
     } else if (stop.load(std::memory_order_relaxed)) {
@@ -166,7 +204,7 @@ void GuardedDB::Impl::MaybeRepresize(rocksdb::DB* db, GuardFamily* g) {
       represize_busy_.load(std::memory_order_acquire)) {
     return;
   }
-  // A writer holds its locks here: only try, never wait.
+  // Inside RocksDB's write (a memtable hook): only try, never wait.
   std::unique_lock<std::mutex> lock(represize_start_mu_, std::try_to_lock);
   if (!lock.owns_lock() || represize_busy_.load(std::memory_order_acquire) ||
       represize_closed_.load(std::memory_order_acquire) || !g->WantsRepresize()) {
@@ -216,7 +254,7 @@ rocksdb::Status GuardedDB::RepresizeGuard(rocksdb::ColumnFamilyHandle* cf) {
     return rocksdb::Status::NotSupported("sstfilter guard: column family '" + cf->GetName() +
                                          "' is not guarded");
   }
-  return impl_->RepresizeNow(db_, g);
+  return impl_->RepresizeNow(impl_->db(), g);
 }
 
 void GuardedDB::WaitForGuardWork() { impl_->WaitForRepresize(); }

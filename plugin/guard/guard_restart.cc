@@ -137,7 +137,7 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
   if (!s.ok()) return s;
   auto guard = std::make_unique<GuardFamily>(handle->GetID(), handle->GetName(),
                                              std::move(filter), OwnHandle(db, handle));
-  guard->InsertHashBatch(hashes.data(), hashes.size());
+  guard->AddBatch(hashes.data(), hashes.size());
   guard->SetRepresizeAt(impl->RepresizeAt(keys));
   if (scan) {
     const double seconds = Since(start);
@@ -212,9 +212,16 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
 
 rocksdb::Status SaveGuards(rocksdb::DB* db, GuardedDB::Impl* impl) {
   GuardFileContents c;
-  // What the guard saw: behind the DB's latest after any write around it,
-  // which makes the next Open rebuild.
-  c.sequence = impl->SeenSequence();
+  // The hooks followed every write of the guarded families. A session that
+  // ingested saves no guard: the next Open rebuilds.
+  if (impl->unfollowed()) {
+    if (impl->options.report_progress) {
+      std::fprintf(stderr, "sstfilter guard: not saved: a file was ingested in this session; "
+                           "the next Open rebuilds\n");
+    }
+    return rocksdb::Status::OK();
+  }
+  c.sequence = db->GetLatestSequenceNumber();
   rocksdb::Status s = db->GetDbIdentity(c.db_identity);
   if (!s.ok()) return s;
   // The live SSTs, less those this session did not write that became live

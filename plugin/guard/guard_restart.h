@@ -27,7 +27,9 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
                                std::unique_ptr<GuardFamily>* out);
 
 // Writes every enabled, undropped guard with what it covers, atomically
-// (temporary file, then rename); writes nothing if an SST this session did
+// (temporary file, then rename); writes nothing after an ingestion in this
+// session (GuardedDB::Impl::unfollowed). Leaves out of the saved SST list
+// every SST this session did
 // not write became live in a guarded family since Open (an ingestion).
 // Precondition: no concurrent writes.
 rocksdb::Status SaveGuards(rocksdb::DB* db, GuardedDB::Impl* impl);

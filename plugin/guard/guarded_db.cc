@@ -1,5 +1,6 @@
-// GuardedDB: opening, closing, reads and column families. Writes are in
-// guarded_db_write.cc, restart in guard_restart.cc, re-presize in
+// GuardedDB: opening, closing, reads and column families. Writes are
+// followed by the memtable hooks Open installs (guard_hook.h); ingestion is
+// in guarded_db_ingest.cc, restart in guard_restart.cc, re-presize in
 // guard_represize.cc.
 
 #include <sstfilter/guarded_db.h>
@@ -7,8 +8,10 @@
 #include <algorithm>
 
 #include <rocksdb/comparator.h>
+#include <rocksdb/listener.h>
 
 #include "guard/guard_impl.h"
+#include "guard/guard_prepared.h"
 #include "guard/guard_restart.h"
 #include "rocksdb/db_open.h"
 #include "rocksdb/slice_hash.h"
@@ -20,6 +23,33 @@ namespace {
 // may ask for a key deleted since, so those go to the DB.
 bool Bypass(const rocksdb::ReadOptions& ro) {
   return ro.snapshot != nullptr || ro.timestamp != nullptr;
+}
+
+// Ingestions change the DB without a memtable insert (Impl::OnIngested).
+// The DB calls it only while open, and GuardedDB's Impl outlives that.
+class IngestionListener : public rocksdb::EventListener {
+ public:
+  explicit IngestionListener(GuardedDB::Impl* impl) : impl_(impl) {}
+  const char* Name() const override { return "sstfilter.GuardIngestionListener"; }
+  void OnExternalFileIngested(rocksdb::DB*,
+                              const rocksdb::ExternalFileIngestionInfo& info) override {
+    impl_->OnIngested(info.cf_name);
+  }
+
+ private:
+  GuardedDB::Impl* impl_;
+};
+
+rocksdb::Status Unguardable(const std::string& name) {
+  return rocksdb::Status::NotSupported("sstfilter guard: column family '" + name +
+                                       "' uses user-defined timestamps");
+}
+
+// A guarded family's options with the hook in their memtable factory.
+rocksdb::Status Hooked(const rocksdb::ColumnFamilyOptions& in, std::shared_ptr<GuardHook> hook,
+                       rocksdb::ColumnFamilyOptions* out) {
+  *out = in;
+  return NewGuardHookFactory(in.memtable_factory, std::move(hook), &out->memtable_factory);
 }
 
 }  // namespace
@@ -50,30 +80,71 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
                                 const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
                                 std::vector<rocksdb::ColumnFamilyHandle*>* handles,
                                 std::unique_ptr<GuardedDB>* db) {
+  return Open(options, guard, path, families, handles, db,
+              [](const rocksdb::DBOptions& o, const std::string& p,
+                 const std::vector<rocksdb::ColumnFamilyDescriptor>& f,
+                 std::vector<rocksdb::ColumnFamilyHandle*>* h, rocksdb::DB** out) {
+                std::unique_ptr<rocksdb::DB> base;
+                rocksdb::Status s = OpenDB(o, p, f, h, &base);
+                *out = base.release();
+                return s;
+              });
+}
+
+rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOptions& guard,
+                                const std::string& path,
+                                const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+                                std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+                                std::unique_ptr<GuardedDB>* db, const BaseOpener& open_base) {
   if (!(guard.target_fpr > 0 && guard.target_fpr < 0.5)) {
     return rocksdb::Status::InvalidArgument("sstfilter guard: target_fpr must be in (0, 0.5)");
   }
-  for (const auto& f : families) {
-    const bool guarded = guard.column_families.empty() ||
-                         std::find(guard.column_families.begin(), guard.column_families.end(),
-                                   f.name) != guard.column_families.end();
-    if (guarded && f.options.comparator->timestamp_size() != 0) {
-      return rocksdb::Status::NotSupported("sstfilter guard: column family '" + f.name +
-                                           "' uses user-defined timestamps");
-    }
+  if (options.unordered_write) {
+    // Writes become visible before their memtable insert, the hook's place.
+    return rocksdb::Status::NotSupported("sstfilter guard: unordered_write");
   }
-  std::unique_ptr<rocksdb::DB> base;
-  rocksdb::Status s = OpenDB(options, path, families, handles, &base);
+  auto impl = std::make_unique<Impl>(guard, path);
+  std::vector<rocksdb::ColumnFamilyDescriptor> hooked = families;
+  std::vector<std::shared_ptr<GuardHook>> hooks(families.size());
+  for (size_t i = 0; i < families.size(); ++i) {
+    if (!impl->Guards(families[i].name)) continue;
+    if (families[i].options.comparator->timestamp_size() != 0) {
+      return Unguardable(families[i].name);
+    }
+    hooks[i] = impl->NewHook();
+    rocksdb::Status s = Hooked(families[i].options, hooks[i], &hooked[i].options);
+    if (!s.ok()) return s;
+  }
+  rocksdb::DBOptions db_options = options;
+  db_options.listeners.push_back(std::make_shared<IngestionListener>(impl.get()));
+  rocksdb::DB* opened = nullptr;
+  rocksdb::Status s = open_base(db_options, path, hooked, handles, &opened);
+  std::unique_ptr<rocksdb::DB> base(opened);
   if (!s.ok()) return s;
+  if (base == nullptr) return rocksdb::Status::InvalidArgument("sstfilter guard: no base DB");
+  // The guard's own scans read the base as its users do (a TransactionDB's
+  // reads know which of its memtable entries are committed).
   rocksdb::DB* raw = base.get();
-  std::unique_ptr<GuardedDB> out(new GuardedDB(base.release(), std::make_unique<Impl>(guard, path)));
-  // Nothing can write until Open returns: the guard starts level with the DB.
-  out->impl_->set_open_sequence(raw->GetLatestSequenceNumber());
+  impl->set_db(raw);
+  std::unique_ptr<GuardedDB> out(new GuardedDB(base.release(), std::move(impl)));
+  // Nothing can write until Open returns: the guards start level with the
+  // DB, and their hooks follow it from here.
   s = LoadOrRebuildGuards(raw, out->impl_.get(), *handles);
   if (!s.ok()) {
-    for (rocksdb::ColumnFamilyHandle* h : *handles) raw->DestroyColumnFamilyHandle(h);
+    for (rocksdb::ColumnFamilyHandle* h : *handles) out->db_->DestroyColumnFamilyHandle(h);
     handles->clear();
     out->closed_ = true;  // nothing to save
+    return s;
+  }
+  for (size_t i = 0; i < handles->size(); ++i) {
+    GuardFamily* g = out->impl_->Lookup((*handles)[i]->GetID());
+    if (g != nullptr && hooks[i] != nullptr) out->impl_->AttachHook(hooks[i].get(), g);
+  }
+  s = GuardPreparedTransactions(raw, out->impl_.get());
+  if (!s.ok()) {
+    for (rocksdb::ColumnFamilyHandle* h : *handles) out->db_->DestroyColumnFamilyHandle(h);
+    handles->clear();
+    out->closed_ = true;
     return s;
   }
   *db = std::move(out);
@@ -91,6 +162,7 @@ rocksdb::Status GuardedDB::Close() {
   db_->PauseBackgroundWork().PermitUncheckedError();
   const rocksdb::Status saved = SaveGuards(db_, impl_.get());
   const rocksdb::Status closed = db_->Close();
+  impl_->DetachHooks();
   return saved.ok() ? closed : saved;
 }
 
@@ -103,7 +175,6 @@ GuardStats GuardedDB::GetGuardStats() const {
     s.keys += g->Size();
     s.memory_bytes += g->MemoryBytes();
     s.guard_errors += g->errors();
-    s.adopted_copies += g->adopted();
     s.disabled_families += g->enabled() ? 0 : 1;
   }
   s.memory_bytes += impl_->represize_bytes();
@@ -320,29 +391,27 @@ std::vector<rocksdb::Status> GuardedDB::MultiGet(
 
 // ---- column families -------------------------------------------------------
 
-namespace {
-
-rocksdb::Status Unguardable(const std::string& name) {
-  return rocksdb::Status::NotSupported("sstfilter guard: column family '" + name +
-                                       "' uses user-defined timestamps");
-}
-
-}  // namespace
-
 rocksdb::Status GuardedDB::CreateColumnFamily(const rocksdb::ColumnFamilyOptions& options,
                                               const std::string& name,
                                               rocksdb::ColumnFamilyHandle** handle) {
-  const bool guarded = impl_->Guards(name);
-  if (guarded && options.comparator->timestamp_size() != 0) return Unguardable(name);
-  rocksdb::Status s = db_->CreateColumnFamily(options, name, handle);
+  if (!impl_->Guards(name)) {
+    rocksdb::Status s = db_->CreateColumnFamily(options, name, handle);
+    if (s.ok()) impl_->Publish((*handle)->GetID(), nullptr);
+    return s;
+  }
+  if (options.comparator->timestamp_size() != 0) return Unguardable(name);
+  std::shared_ptr<GuardHook> hook = impl_->NewHook();
+  rocksdb::ColumnFamilyOptions hooked;
+  rocksdb::Status s = Hooked(options, hook, &hooked);
+  if (s.ok()) s = db_->CreateColumnFamily(hooked, name, handle);
   if (!s.ok()) return s;
   // Nobody else holds the handle yet, so the empty guard is complete.
   std::unique_ptr<GuardFamily> guard;
-  if (guarded) {
-    s = NewGuardFamily(db_, impl_.get(), *handle, /*scan=*/false, &guard);
-    if (!s.ok()) return s;
-  }
+  s = NewGuardFamily(impl_->db(), impl_.get(), *handle, /*scan=*/false, &guard);
+  if (!s.ok()) return s;
+  GuardFamily* g = guard.get();
   impl_->Publish((*handle)->GetID(), std::move(guard));
+  impl_->AttachHook(hook.get(), g);
   return s;
 }
 

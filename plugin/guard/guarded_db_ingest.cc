@@ -1,12 +1,15 @@
 // GuardedDB's ingestion and import paths. An ingestion's keys enter the
-// guard before the files become visible, under every stripe lock (the
-// order of guarded_db_write.cc, for all the files' keys at once). An
-// ingestion or import counts no sequence number, since the guard cannot
-// tell the number RocksDB may assign it from a write made around the guard
-// meanwhile: one that took a sequence number makes the next Open rebuild.
-// Import into a guarded family is refused: its keys cannot be read first.
+// guard before the files become visible; it holds the ingest gate shared
+// meanwhile, so that a re-presize's snapshot is taken either before its
+// first key or after its files are visible (guard_represize.cc). A session
+// that ingested saves no guard at Close: the next Open rebuilds (RocksDB
+// may give the files a sequence number the guard cannot tell from a write
+// it did not see). Import into a guarded family is refused: its keys
+// cannot be read first.
 
 #include <sstfilter/guarded_db.h>
+
+#include <shared_mutex>
 
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
@@ -20,16 +23,13 @@ using rocksdb::Status;
 
 namespace {
 
-// Inserts the keys an ingestion will make visible. Precondition: the gate
-// is held exclusively. With `always`, every key gets a copy of its own,
-// even one the DB holds now: a two-phase ingestion commits later, after
-// a guarded delete may have erased the copy the key held.
+// Adds the keys an ingestion will make visible. Precondition: the ingest
+// gate is held.
 Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
-                         const std::vector<std::string>& files, bool always = false) {
+                         const std::vector<std::string>& files) {
   GuardFamily* g = nullptr;
   const Status found = FindGuard(*impl, cf->GetID(), &g);
   if (!found.ok() || g == nullptr || !g->enabled()) return found;
-  if (g->handle() == nullptr) return NoHandle(*g);
   const rocksdb::Options options = db->GetOptions(cf);
   for (const std::string& file : files) {
     rocksdb::SstFileReader reader(options);
@@ -39,11 +39,7 @@ Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::Column
     ro.fill_cache = false;
     std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const uint64_t hash = KeyHash(it->key());
-      if (always || !(g->MayContainHash(hash) && DbHolds(db, g->handle(), it->key()))) {
-        g->InsertHash(hash);
-        impl->MaybeRepresize(db, g);
-      }
+      if (g->Add(KeyHash(it->key()), /*seq=*/0)) impl->MaybeRepresize(impl->db(), g);
     }
     if (!it->status().ok()) return it->status();
   }
@@ -52,18 +48,18 @@ Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::Column
 
 }  // namespace
 
-// Ingestion holds every key's lock (the gate, exclusively): its keys become
-// visible at once.
 Status GuardedDB::IngestExternalFile(rocksdb::ColumnFamilyHandle* cf,
                                      const std::vector<std::string>& files,
                                      const rocksdb::IngestExternalFileOptions& options) {
-  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
+  std::shared_lock<std::shared_mutex> gate(impl_->ingest_gate);
+  Impl::IngestScope own;
   Status s = GuardIngestedKeys(db_, impl_.get(), cf, files);
   return s.ok() ? db_->IngestExternalFile(cf, files, options) : s;
 }
 
 Status GuardedDB::IngestExternalFiles(const std::vector<rocksdb::IngestExternalFileArg>& args) {
-  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
+  std::shared_lock<std::shared_mutex> gate(impl_->ingest_gate);
+  Impl::IngestScope own;
   for (const auto& arg : args) {
     Status s = GuardIngestedKeys(db_, impl_.get(), arg.column_family, arg.external_files);
     if (!s.ok()) return s;
@@ -74,11 +70,10 @@ Status GuardedDB::IngestExternalFiles(const std::vector<rocksdb::IngestExternalF
 #if ROCKSDB_MAJOR > 11 || (ROCKSDB_MAJOR == 11 && ROCKSDB_MINOR >= 5)
 Status GuardedDB::PrepareFileIngestion(const std::vector<rocksdb::IngestExternalFileArg>& args,
                                        std::unique_ptr<rocksdb::FileIngestionHandle>* handle) {
-  StripeGuard lock(&impl_->locks, {}, /*all=*/true);
-  impl_->BarRepresize();
+  std::shared_lock<std::shared_mutex> gate(impl_->ingest_gate);
+  impl_->BarRepresize("a two-phase ingestion was prepared in this session");
   for (const auto& arg : args) {
-    Status s = GuardIngestedKeys(db_, impl_.get(), arg.column_family, arg.external_files,
-                                 /*always=*/true);
+    Status s = GuardIngestedKeys(db_, impl_.get(), arg.column_family, arg.external_files);
     if (!s.ok()) return s;
   }
   return db_->PrepareFileIngestion(args, handle);

@@ -1,53 +1,61 @@
-// Child process of guarded_db_crash_test: writes through a GuardedDB at
-// random (every write path, clean Close and reopen now and then) until it is
-// killed. Usage: guard_crash_child DB_PATH SEED
+// Child process of guarded_db_crash_test: writes to a GuardedDB under a
+// TransactionDB (WrapStackableDB) at random until it is killed: committed,
+// prepared-then-committed and rolled-back transactions, plain writes
+// through the TransactionDB, the guard and the DB below it, a clean Close
+// and reopen now and then. Each committed transaction also puts an "ack"
+// key, and the child appends the key's number to ACK_FILE once Commit has
+// returned: every number there must be found after the kill.
+// Usage: guard_crash_child DB_PATH SEED ACK_FILE
 
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
-#include <rocksdb/write_batch.h>
-
-#include "guard_test_util.h"
+#include "guard_txn_util.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s DB_PATH SEED\n", argv[0]);
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: %s DB_PATH SEED ACK_FILE\n", argv[0]);
     return 2;
   }
   using sstfilter::test::KeyAt;
   std::mt19937_64 rng(std::strtoull(argv[2], nullptr, 10));
-  const rocksdb::Options options = sstfilter::test::GuardTestOptions();
+  FILE* acks = std::fopen(argv[3], "a");
+  if (acks == nullptr) return 2;
+  const std::string ack_prefix = std::string("ack-") + argv[2] + "-";
   rocksdb::WriteOptions wo;
+  uint64_t acked = 0;
   for (;;) {
-    std::unique_ptr<sstfilter::GuardedDB> db;
-    rocksdb::Status s =
-        sstfilter::GuardedDB::Open(options, sstfilter::test::CheckedGuard(), argv[1], &db);
-    if (!s.ok()) {
-      std::fprintf(stderr, "open: %s\n", s.ToString().c_str());
+    sstfilter::test::TxnStack stack(sstfilter::test::Layer::kWrapCommitted, argv[1],
+                                    sstfilter::test::QuietGuard());
+    if (!stack.status().ok()) {
+      std::fprintf(stderr, "open: %s\n", stack.status().ToString().c_str());
       return 1;
     }
-    std::printf("opened\n");
-    std::fflush(stdout);
-    for (int op = 0; op < 20000; ++op) {
+    rocksdb::Status s;
+    for (int op = 0; op < 5000; ++op) {
       const std::string key = KeyAt(rng() % 3000);
       switch (rng() % 6) {
-        case 0: s = db->Put(wo, key, "v"); break;
-        case 1: s = db->Merge(wo, key, "m"); break;
-        case 2: s = db->Delete(wo, key); break;
-        case 3: s = db->SingleDelete(wo, key); break;
-        case 4: {
-          rocksdb::WriteBatch b;
-          for (int i = 0; i < 8; ++i) {
-            const std::string k = KeyAt(rng() % 3000);
-            s = (rng() % 2) ? b.Put(k, "b") : b.Delete(k);
-          }
-          s = db->Write(wo, &b);
-          break;
-        }
+        case 0: s = stack.guard()->Put(wo, key, "v"); break;
+        case 1: s = stack.top()->Merge(wo, stack.cf(), key, "m"); break;
+        case 2: s = stack.root()->Delete(wo, stack.cf(), key); break;
+        case 3: s = stack.top()->Delete(wo, stack.cf(), key); break;
         default: {
-          const uint64_t start = rng() % 3000;
-          s = db->DeleteRange(wo, db->DefaultColumnFamily(), KeyAt(start), KeyAt(start + 5));
+          std::unique_ptr<rocksdb::Transaction> txn(
+              stack.Begin("crash-" + std::to_string(rng())));
+          for (int i = 0; i < 4 && s.ok(); ++i) {
+            const std::string k = KeyAt(rng() % 3000);
+            s = rng() % 3 ? txn->Put(k, "t") : txn->Delete(k);
+          }
+          const bool commit = rng() % 4 != 0;
+          if (s.ok() && commit) s = txn->Put(ack_prefix + std::to_string(acked), "ack");
+          if (s.ok() && commit && rng() % 2) s = txn->Prepare();
+          if (s.ok()) s = commit ? txn->Commit() : txn->Rollback();
+          if (!s.ok()) txn->Rollback().PermitUncheckedError();
+          if (s.ok() && commit) {
+            std::fprintf(acks, "%llu\n", static_cast<unsigned long long>(acked++));
+            std::fflush(acks);  // the kernel keeps it through a SIGKILL
+          }
         }
       }
       if (!s.ok()) {
@@ -55,7 +63,7 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    s = db->Close();  // a clean close now and then: the next open loads
-    if (!s.ok()) return 1;
+    // A clean close now and then (the stack's destructor): the next open
+    // loads the saved guard.
   }
 }

@@ -43,9 +43,8 @@ inline rocksdb::Options GuardTestOptions() {
   return o;
 }
 
-inline GuardOptions CheckedGuard() {
+inline GuardOptions QuietGuard() {
   GuardOptions g;
-  g.checked = true;
   g.report_progress = false;
   return g;
 }

@@ -1,6 +1,8 @@
-// A child process writing through a GuardedDB is killed with SIGKILL at
-// random points; after every kill the DB is reopened (guard loaded or
-// rebuilt) and every key it holds must be found through the guard.
+// A child process writing to a GuardedDB under a TransactionDB is killed
+// with SIGKILL at random points; after every kill the DB is reopened the
+// same way (guard loaded or rebuilt), every key it holds must be found
+// through the guard, and so must every transaction's commit the child saw
+// acknowledged.
 
 #include <signal.h>
 #include <spawn.h>
@@ -11,7 +13,9 @@
 #include <random>
 #include <thread>
 
-#include "guard_test_util.h"
+#include <fstream>
+
+#include "guard_txn_util.h"
 
 extern char** environ;
 
@@ -24,7 +28,9 @@ TEST(GuardedDBCrashTest, EveryKeyFoundAfterSigkill) {
   std::mt19937_64 rng(20261123);
   for (int round = 0; round < 8; ++round) {
     const std::string seed = std::to_string(rng());
-    const char* argv[] = {SSTFILTER_GUARD_CRASH_CHILD, dir.path().c_str(), seed.c_str(), nullptr};
+    const std::string ack_file = dir.path() + "-acks-" + seed;
+    const char* argv[] = {SSTFILTER_GUARD_CRASH_CHILD, dir.path().c_str(), seed.c_str(),
+                          ack_file.c_str(), nullptr};
     pid_t pid = 0;
     ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char**>(argv), environ), 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200 + rng() % 1500));
@@ -38,8 +44,9 @@ TEST(GuardedDBCrashTest, EveryKeyFoundAfterSigkill) {
     // recovery's flush, or a compaction it started): then the guard is
     // rebuilt, as always without a file. Either way every key is found.
     const bool saved = access((dir.path() + "/SSTFILTER-GUARD").c_str(), F_OK) == 0;
-    std::unique_ptr<GuardedDB> db;
-    ASSERT_TRUE(GuardedDB::Open(GuardTestOptions(), CheckedGuard(), dir.path(), &db).ok());
+    auto stack = std::make_unique<TxnStack>(Layer::kWrapCommitted, dir.path(), QuietGuard());
+    ASSERT_TRUE(stack->status().ok()) << stack->status().ToString();
+    GuardedDB* db = stack->guard();
     const GuardStats s = db->GetGuardStats();
     EXPECT_NE(s.loaded, s.rebuilt) << "round " << round;
     if (!saved) {
@@ -49,14 +56,26 @@ TEST(GuardedDBCrashTest, EveryKeyFoundAfterSigkill) {
       EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos)
           << "round " << round << ": " << s.rebuild_reason;
     }
-    ExpectAllKeysFound(db.get());
-    // Every third round reopens once more from the guard this Close saves.
-    ASSERT_TRUE(db->Close().ok());
+    ExpectAllKeysFound(db);
+    // Every acknowledged commit, through the guard and the TransactionDB.
+    std::ifstream in(ack_file);
+    uint64_t n = 0, acked = 0;
+    std::string v;
+    for (; in >> n; ++acked) {
+      const std::string key = "ack-" + seed + "-" + std::to_string(n);
+      EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), key, &v).ok()) << "round " << round << " " << key;
+      EXPECT_TRUE(stack->top()->Get(rocksdb::ReadOptions(), key, &v).ok()) << key;
+    }
+    EXPECT_GT(acked, 0u) << "round " << round << ": no transaction committed before the kill";
+    std::remove(ack_file.c_str());
+    // Every third round reopens once more from the guard this close saves.
+    stack.reset();
     if (round % 3 == 2) {
-      ASSERT_TRUE(GuardedDB::Open(GuardTestOptions(), CheckedGuard(), dir.path(), &db).ok());
-      EXPECT_TRUE(db->GetGuardStats().loaded);
-      ExpectAllKeysFound(db.get());
-      ASSERT_TRUE(db->Close().ok());
+      stack = std::make_unique<TxnStack>(Layer::kWrapCommitted, dir.path(), QuietGuard());
+      ASSERT_TRUE(stack->status().ok());
+      EXPECT_TRUE(stack->guard()->GetGuardStats().loaded);
+      ExpectAllKeysFound(stack->guard());
+      stack.reset();
     }
   }
 }

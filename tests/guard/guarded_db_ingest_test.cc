@@ -18,7 +18,7 @@
 namespace sstfilter {
 namespace {
 
-using test::CheckedGuard;
+using test::QuietGuard;
 using test::ExpectAllKeysFound;
 using test::GuardTestOptions;
 
@@ -31,7 +31,7 @@ std::string KeyAt(int i) {
 class GuardedDBIngestTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(GuardedDB::Open(options_, CheckedGuard(), dir_.path(), &db_).ok());
+    ASSERT_TRUE(GuardedDB::Open(options_, QuietGuard(), dir_.path(), &db_).ok());
     for (int i = 0; i < 1000; ++i) ASSERT_TRUE(db_->Put({}, KeyAt(i), "old").ok());
   }
   void TearDown() override {

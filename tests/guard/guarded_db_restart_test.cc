@@ -20,7 +20,7 @@ class GuardedDBRestartTest : public ::testing::Test {
  protected:
   std::unique_ptr<GuardedDB> Open(const std::string& path = "") {
     std::unique_ptr<GuardedDB> db;
-    EXPECT_TRUE(GuardedDB::Open(options_, CheckedGuard(), path.empty() ? dir_.path() : path, &db)
+    EXPECT_TRUE(GuardedDB::Open(options_, QuietGuard(), path.empty() ? dir_.path() : path, &db)
                     .ok());
     return db;
   }
@@ -114,20 +114,21 @@ TEST_F(GuardedDBRestartTest, IngestionWithoutTheGuardForcesARebuild) {
   EXPECT_NE(s.rebuild_reason.find("ingested"), std::string::npos) << s.rebuild_reason;
 }
 
-// Writes made around an open guard, one path each: the next Open rebuilds
-// and finds every key. (Before the guard saved the sequence number it had
-// seen, it saved the DB's latest, which already counted these writes: the
-// next Open loaded a guard that ruled all of them out.)
+// Writes made around an open guard, one path each. The hooks follow every
+// write, so the guard saved at Close covers them and the next Open loads
+// it; an ingestion they cannot follow leaves no saved guard, and the next
+// Open rebuilds. Either way every key is found.
 struct AroundPath {
   const char* name;
   // Writes keys [first, first + n) with the base DB of an open guard.
   std::function<void(rocksdb::DB* base, int first, int n)> write;
+  bool followed;
 };
 
 class GuardedDBAroundTest : public GuardedDBRestartTest,
                             public ::testing::WithParamInterface<AroundPath> {};
 
-TEST_P(GuardedDBAroundTest, WritesAroundAnOpenGuardForceARebuild) {
+TEST_P(GuardedDBAroundTest, WritesAroundAnOpenGuardAreFollowedOrRebuilt) {
   Fill(1000);
   {
     auto db = Open();
@@ -135,14 +136,20 @@ TEST_P(GuardedDBAroundTest, WritesAroundAnOpenGuardForceARebuild) {
     // Guarded writes before and after: their sequence numbers are seen.
     ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), KeyAt(1000), "v").ok());
     GetParam().write(db->GetBaseDB(), 2000, 200);
+    // Followed while open; an ingestion switches the guard off instead.
+    EXPECT_EQ(db->GetGuardStats().disabled_families, GetParam().followed ? 0u : 1u);
+    std::string v;
+    for (int i = 2000; i < 2200; ++i) {
+      EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), KeyAt(i), &v).ok()) << GetParam().name << i;
+    }
     ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), KeyAt(1001), "v").ok());
     ASSERT_TRUE(db->Close().ok());
   }
   auto db = Open();
   const GuardStats s = db->GetGuardStats();
-  EXPECT_TRUE(s.rebuilt) << GetParam().name;
-  EXPECT_FALSE(s.loaded);
-  EXPECT_NE(s.rebuild_reason.find("without the guard"), std::string::npos) << s.rebuild_reason;
+  EXPECT_EQ(s.loaded, GetParam().followed) << GetParam().name;
+  EXPECT_EQ(s.rebuilt, !GetParam().followed) << GetParam().name;
+  if (!GetParam().followed) EXPECT_EQ(s.rebuild_reason, "no saved guard");
   EXPECT_EQ(ExpectAllKeysFound(db.get()), 1202u);
   std::string v;
   for (int i = 2000; i < 2200; ++i) {
@@ -159,19 +166,22 @@ INSTANTIATE_TEST_SUITE_P(
                      for (int i = first; i < first + n; ++i) {
                        ASSERT_TRUE(base->Put(rocksdb::WriteOptions(), KeyAt(i), "v").ok());
                      }
-                   }},
+                   },
+                   true},
         AroundPath{"Merge",
                    [](rocksdb::DB* base, int first, int n) {
                      for (int i = first; i < first + n; ++i) {
                        ASSERT_TRUE(base->Merge(rocksdb::WriteOptions(), KeyAt(i), "m").ok());
                      }
-                   }},
+                   },
+                   true},
         AroundPath{"WriteBatch",
                    [](rocksdb::DB* base, int first, int n) {
                      rocksdb::WriteBatch batch;
                      for (int i = first; i < first + n; ++i) ASSERT_TRUE(batch.Put(KeyAt(i), "v").ok());
                      ASSERT_TRUE(base->Write(rocksdb::WriteOptions(), &batch).ok());
-                   }},
+                   },
+                   true},
         // Overlaps the memtable's keys, so RocksDB gives it a sequence number.
         AroundPath{"IngestOverlapping",
                    [](rocksdb::DB* base, int first, int n) {
@@ -189,14 +199,15 @@ INSTANTIATE_TEST_SUITE_P(
                      ASSERT_TRUE(base->IngestExternalFile({sst}, {}).ok());
                      EXPECT_GT(base->GetLatestSequenceNumber(), seq);
                      std::remove(sst.c_str());
-                   }}),
+                   },
+                   false}),
     [](const ::testing::TestParamInfo<AroundPath>& info) { return info.param.name; });
 
 // The same paths through the guard are counted: the next Open loads.
 TEST_F(GuardedDBRestartTest, EveryGuardedWritePathStillLoads) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, options_}, {"unguarded", options_}};
-  GuardOptions guard = CheckedGuard();
+  GuardOptions guard = QuietGuard();
   guard.column_families = {rocksdb::kDefaultColumnFamilyName};
   for (int round = 0; round < 2; ++round) {
     std::vector<rocksdb::ColumnFamilyHandle*> h;
@@ -364,7 +375,7 @@ TEST_F(GuardedDBRestartTest, ColumnFamiliesAreSavedAndRebuiltEach) {
   for (int round = 0; round < 2; ++round) {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     std::unique_ptr<GuardedDB> db;
-    ASSERT_TRUE(GuardedDB::Open(options_, CheckedGuard(), dir_.path(), families, &handles, &db).ok());
+    ASSERT_TRUE(GuardedDB::Open(options_, QuietGuard(), dir_.path(), families, &handles, &db).ok());
     EXPECT_EQ(db->GetGuardStats().loaded, round == 1);
     for (int i = 0; i < 500; ++i) {
       ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[1], KeyAt(i + round * 500), "v").ok());

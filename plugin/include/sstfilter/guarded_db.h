@@ -8,65 +8,79 @@
 //   db->Get(rocksdb::ReadOptions(), "absent", &value);  // NotFound, no LSM lookup
 //
 // Contract:
-// - Never rules out a key the DB holds, under any interleaving of concurrent
-//   readers and writers that all go through this object: a key is inserted
-//   into the guard before a write that can make it visible, and erased only
-//   after a delete of a key the DB held has become visible, under a per-key
-//   lock (docs/design/key_guard.md). Reads with a snapshot or a
-//   timestamp bypass the guard (it describes the latest state only).
-// - Exact: a key is inserted once however often it is overwritten, and
-//   erased only when the DB held it. Removals the guard cannot follow
-//   (DeleteRange, compaction filters, TTL, keys deleted by an ingested
-//   file) leave stale entries: they cost FPR, never correctness.
-// - Write paths it cannot follow are refused with Status::NotSupported:
-//   user-defined timestamps on a guarded column family, WriteBatch records
-//   other than Put/Merge/PutEntity/Delete/SingleDelete/DeleteRange/LogData
-//   (blob indexes, 2PC markers), CreateColumnFamilyWithImport into a guarded
-//   family, writes to a column family whose handle was destroyed.
-// - Writes made around it (GetBaseDB(), a plain DB::Open between two
-//   GuardedDB sessions, another process) are NOT followed while it is open:
-//   until the next Open, a guarded read may rule out a key written that
-//   way. The next Open detects them and rebuilds (Restart, below).
+// - Never rules out a key the DB holds. The guard follows writes where all
+//   of RocksDB's write paths meet, the memtable insert: Open wraps each
+//   guarded family's memtable_factory, and every entry that can make a key
+//   visible adds the key to the guard before the entry enters the memtable
+//   (docs/design/key_guard.md). So these are all followed, under any
+//   interleaving of threads (allow_concurrent_memtable_write included):
+//   - writes through this object (Put, Merge, PutEntity, TimedPut,
+//     Write with any WriteBatch, WriteBatchWithIndex's batch);
+//   - transactions: TransactionDB::WrapStackableDB(this) (WRITE_COMMITTED,
+//     the policy a DB opened by DB::Open supports), or a TransactionDB or
+//     OptimisticTransactionDB of any write policy opened under the guard
+//     by the BaseOpener form of Open; every commit, and the writes that
+//     WRITE_PREPARED and WRITE_UNPREPARED make before commit;
+//   - writes through GetBaseDB();
+//   - ingestion through this object (the files' keys enter first).
+//   Reads with a snapshot or a timestamp bypass the guard (it describes the
+//   latest state only). A TransactionDB's reads inside a transaction, and
+//   all reads of WRITE_PREPARED/UNPREPARED, go to the DB below the guard:
+//   correct, not sped up.
+// - Refused with Status::NotSupported at Open or CreateColumnFamily:
+//   user-defined timestamps on a guarded family; unordered_write (a write
+//   is visible before its memtable insert); memtable_factory
+//   HashLinkListRepFactory (its entries cannot be read). Import into a
+//   guarded family (CreateColumnFamilyWithImport) is refused.
+// - Not followed: ingestion around this object (GetBaseDB(), a
+//   TransactionDB above it). RocksDB tells of it only once the files are
+//   visible: the family's guard then switches itself off (every key "may
+//   exist") until the next Open, which rebuilds. Until that notice a guarded
+//   read of an ingested key may be ruled out; ingest through this object.
+//   Writes by a plain DB::Open between two GuardedDB sessions are detected
+//   by the next Open, which rebuilds (Restart, below). Open builds the
+//   guard from the DB's own state, so recovery needs nothing followed.
+//   There is no read-only or secondary GuardedDB.
+// - Removals leave stale entries, until the next re-presize rebuilds the
+//   filter from a scan: Delete, SingleDelete, DeleteRange, a rolled-back
+//   transaction's keys, compaction filters, TTL. A stale entry costs a DB
+//   read for that key, never correctness. Deletes count toward the next
+//   re-presize (GuardOptions::background_represize).
 // - If the filter cannot take a key (kFull: DynamicCuckooFilter's size
 //   limits, or no memory) the column family's guard switches itself off
 //   (every key "may exist") until the next Open rebuilds it: slower, never
 //   wrong.
-// - SingleDelete on a guarded family is written as a Delete (a misused
-//   SingleDelete can resurrect an older value the guard forgot); inside a
-//   WriteBatch it is kept as is and its key stays in the guard, stale. On
-//   an unguarded family it is passed through unchanged.
 // - Column families: with GuardOptions::column_families empty, every family
 //   opened or created through this object is guarded. A family created
-//   around it (GetBaseDB()) is unknown to it: writes to it through this
-//   object are refused (NotSupported), reads go to the DB; the next Open
-//   that names it guards it (rebuilt from a scan).
+//   around it (GetBaseDB()) is unknown to it and unguarded: its reads go to
+//   the DB; the next Open that names it guards it (rebuilt from a scan).
 // - Restart: Close() (or the destructor) saves the guards to
 //   GuardOptions::guard_file, checksummed, with the DB's identity, its live
-//   SST files and the sequence number the guard has seen: the DB's at Open
-//   plus one per record of every write through this object that succeeded.
-//   Open deletes the file and loads it only if the identity matches, that
-//   sequence number equals the DB's latest, and every SST that became live
-//   since Close was written by the opening session itself (the flush of
-//   the writes it recovered, or a compaction since). So the next Open
-//   rebuilds the guard from a key scan (progress and keys/s on stderr)
-//   after:
+//   SST files and its latest sequence number. Open deletes the file and
+//   loads it only if the identity matches, that sequence number equals the
+//   DB's latest, and every SST that became live since Close was written by
+//   the opening session itself (the flush of the writes it recovered, or a
+//   compaction since). So the next Open rebuilds the guard from a key scan
+//   (progress and keys/s on stderr) after:
 //   - a crash (no file), a damaged or foreign file, a missing family;
-//   - any write around the guard: it consumes a sequence number the guard
-//     did not see;
-//   - an ingestion or import that RocksDB gave a sequence number, through
-//     this object or not (the guard cannot tell that number from a write
-//     around it); one that took none (SstFileWriter's files, another DB's
-//     with allow_db_generated_files) leaves an SST of another session;
+//   - a session that ingested a file (through this object or not): the
+//     guard cannot tell its keys' sequence numbers;
+//   - any write without the guard: a later sequence number;
+//   - an ingestion that took no sequence number (SstFileWriter's files,
+//     another DB's with allow_db_generated_files) leaves an SST of another
+//     session;
 //   - a session without the guard that compacted: its SSTs hold no new
 //     key, but cannot be told from an ingestion's (a rebuild, never a miss).
 //   docs/format.md has the layout.
 // Thread safety: like rocksdb::DB. Close() must not race other calls.
-// Cost: one filter probe per read; a new key's write adds one filter insert;
-// an overwrite or delete of a key the guard may hold adds one DB Get.
+// Cost: one filter probe per read; a write of a key the filter does not
+// match yet adds one filter insert under a mutex; any other write, one
+// lock-free probe.
 
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,20 +105,17 @@ struct GuardOptions {
   // family's fingerprints are sized for growth up to here, so that it grows
   // without losing FPR or rebuilding. At most 2^40.
   uint64_t min_planned_keys = uint64_t{1} << 20;
-  // Each time a family holds twice the keys its filter was built for (at
-  // open, or by the last re-presize), and at least min_planned_keys,
-  // rebuild the filter
-  // for the keys the DB holds then, from a snapshot scan on a background
-  // thread, and swap it in: a grown filter spends more bits per key than
-  // one sized for its keys (docs/design/key_guard.md). Reads never block;
-  // writes wait only while the rebuild starts (the in-flight writes
-  // finish) and while its last few thousand writes are replayed. It costs
-  // a scan of the family and, while it runs, a second filter and 8 bytes
-  // a key. RepresizeGuard runs one on demand.
+  // Each time a family's entries, plus the deletes since its filter was
+  // built (at open, or by the last re-presize), reach twice the keys it was
+  // built for, and at least min_planned_keys, rebuild the filter for the
+  // keys the DB holds then, from a snapshot scan on a background thread,
+  // and swap it in: a grown filter spends more bits per key than one sized
+  // for its keys, and the rebuild drops deleted keys' stale entries
+  // (docs/design/key_guard.md). Reads never block; writes of new keys wait
+  // only while its last few thousand are replayed. It costs a scan of the
+  // family and, while it runs, a second filter. RepresizeGuard runs one on
+  // demand.
   bool background_represize = true;
-  // For tests: the filter's checked mode, which detects an erase of a key
-  // never inserted (counted in GuardStats::guard_errors). Costs memory.
-  bool checked = false;
 };
 
 struct GuardStats {
@@ -112,10 +123,8 @@ struct GuardStats {
   uint64_t keys = 0;            // entries in the guards (stale ones included)
   uint64_t memory_bytes = 0;    // filter bytes over every guarded family, and
                                 // what a running re-presize holds (below)
-  uint64_t guard_errors = 0;    // filter errors: erase of a key not inserted
-                                // (checked mode), insert refused (full)
-  uint64_t adopted_copies = 0;  // inserts that found their fingerprint pair
-                                // full of stale copies and took one
+  uint64_t guard_errors = 0;    // guards switched off: a key refused (full),
+                                // or an entry the hook could not read
   uint64_t disabled_families = 0;  // guards switched off until the next Open
   // Open decides per guarded family: loaded from the saved guard, or rebuilt
   // from a scan of that family. Both are true when the saved file was usable
@@ -147,6 +156,22 @@ class GuardedDB : public rocksdb::StackableDB {
                               const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
                               std::vector<rocksdb::ColumnFamilyHandle*>* handles,
                               std::unique_ptr<GuardedDB>* db);
+
+  // The DB under the guard, opened from the options Open prepared (the
+  // families' memtable factories hooked): DB::Open by default. For
+  // transactions of any write policy, open a TransactionDB or an
+  // OptimisticTransactionDB here; GetBaseDB() is then that DB, whose
+  // BeginTransaction commits are followed, and reads through this object
+  // are guarded. The handles are the base DB's, as from DB::Open.
+  using BaseOpener = std::function<rocksdb::Status(
+      const rocksdb::DBOptions& options, const std::string& path,
+      const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+      std::vector<rocksdb::ColumnFamilyHandle*>* handles, rocksdb::DB** db)>;
+  static rocksdb::Status Open(const rocksdb::DBOptions& options, const GuardOptions& guard,
+                              const std::string& path,
+                              const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+                              std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+                              std::unique_ptr<GuardedDB>* db, const BaseOpener& open_base);
 
   ~GuardedDB() override;
   GuardedDB(const GuardedDB&) = delete;
@@ -205,45 +230,8 @@ class GuardedDB : public rocksdb::StackableDB {
                    bool* value_found = nullptr) override;
 
   // ---- writes ------------------------------------------------------------
-  using rocksdb::StackableDB::Delete;
-  using rocksdb::StackableDB::Merge;
-  using rocksdb::StackableDB::Put;
-  using rocksdb::StackableDB::PutEntity;
-  using rocksdb::StackableDB::SingleDelete;
-  rocksdb::Status Put(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                      const rocksdb::Slice& key, const rocksdb::Slice& value) override;
-  rocksdb::Status Put(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                      const rocksdb::Slice& key, const rocksdb::Slice& ts,
-                      const rocksdb::Slice& value) override;
-  rocksdb::Status PutEntity(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                            const rocksdb::Slice& key,
-                            const rocksdb::WideColumns& columns) override;
-#if ROCKSDB_MAJOR >= 9
-  rocksdb::Status PutEntity(const rocksdb::WriteOptions& options, const rocksdb::Slice& key,
-                            const rocksdb::AttributeGroups& groups) override;
-#endif
-  rocksdb::Status Merge(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                        const rocksdb::Slice& key, const rocksdb::Slice& value) override;
-  rocksdb::Status Merge(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                        const rocksdb::Slice& key, const rocksdb::Slice& ts,
-                        const rocksdb::Slice& value) override;
-  rocksdb::Status Delete(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                         const rocksdb::Slice& key) override;
-  rocksdb::Status Delete(const rocksdb::WriteOptions& options, rocksdb::ColumnFamilyHandle* cf,
-                         const rocksdb::Slice& key, const rocksdb::Slice& ts) override;
-  rocksdb::Status SingleDelete(const rocksdb::WriteOptions& options,
-                               rocksdb::ColumnFamilyHandle* cf,
-                               const rocksdb::Slice& key) override;
-  rocksdb::Status SingleDelete(const rocksdb::WriteOptions& options,
-                               rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
-                               const rocksdb::Slice& ts) override;
-  // Passed through; the keys it removes stay in the guard.
-  using rocksdb::StackableDB::DeleteRange;
-  rocksdb::Status DeleteRange(const rocksdb::WriteOptions& options,
-                              rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& begin,
-                              const rocksdb::Slice& end) override;
-  rocksdb::Status Write(const rocksdb::WriteOptions& options,
-                        rocksdb::WriteBatch* updates) override;
+  // Put, Merge, Delete, Write and the rest are RocksDB's own (StackableDB):
+  // the hooks in the memtables follow them, as they follow every other path.
   using rocksdb::StackableDB::IngestExternalFile;
   rocksdb::Status IngestExternalFile(rocksdb::ColumnFamilyHandle* cf,
                                      const std::vector<std::string>& files,
