@@ -122,6 +122,15 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
   std::unique_ptr<rocksdb::DB> base(opened);
   if (!s.ok()) return s;
   if (base == nullptr) return rocksdb::Status::InvalidArgument("sstfilter guard: no base DB");
+  // A read-only or secondary instance (a BaseOpener's) takes no writes, and
+  // answers SyncWAL so. A secondary's catch-up installs the primary's SSTs,
+  // whose keys no hook saw: refused, as is read-only for simplicity.
+  if (!db_options.allow_mmap_writes && base->SyncWAL().IsNotSupported()) {
+    for (rocksdb::ColumnFamilyHandle* h : *handles) base->DestroyColumnFamilyHandle(h);
+    handles->clear();
+    return rocksdb::Status::NotSupported(
+        "sstfilter guard: a read-only or secondary DB (the guard needs a DB opened for writes)");
+  }
   // The guard's own scans read the base as its users do (a TransactionDB's
   // reads know which of its memtable entries are committed).
   rocksdb::DB* raw = base.get();

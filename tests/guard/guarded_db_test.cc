@@ -251,6 +251,39 @@ TEST_F(GuardedDBTest, RefusesWhatItCannotFollow) {
   EXPECT_TRUE(l.IsNotSupported());
   EXPECT_NE(l.ToString().find("HashLinkListRepFactory"), std::string::npos) << l.ToString();
   EXPECT_EQ(other, nullptr);
+  // Read-only and secondary instances, through a BaseOpener.
+  ASSERT_TRUE(db_->Close().ok());
+  db_.reset();
+  const std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options_)}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  for (const bool secondary : {false, true}) {
+    const std::string secondary_dir = dir.path() + "/secondary";
+    const rocksdb::Status s = GuardedDB::Open(
+        rocksdb::DBOptions(options_), QuietGuard(), dir_.path(), cfs, &handles, &other,
+        [&](const rocksdb::DBOptions& o, const std::string& p,
+            const std::vector<rocksdb::ColumnFamilyDescriptor>& f,
+            std::vector<rocksdb::ColumnFamilyHandle*>* h, rocksdb::DB** out) {
+#if SSTFILTER_HAS_UNIQUE_PTR_OPEN
+          std::unique_ptr<rocksdb::DB> db;
+#else
+          rocksdb::DB* db = nullptr;
+#endif
+          const rocksdb::Status st =
+              secondary ? rocksdb::DB::OpenAsSecondary(o, p, secondary_dir, f, h, &db)
+                        : rocksdb::DB::OpenForReadOnly(o, p, f, h, &db);
+#if SSTFILTER_HAS_UNIQUE_PTR_OPEN
+          *out = db.release();
+#else
+          *out = db;
+#endif
+          return st;
+        });
+    EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+    EXPECT_NE(s.ToString().find("a read-only or secondary DB"), std::string::npos);
+    EXPECT_TRUE(handles.empty());
+    EXPECT_EQ(other, nullptr);
+  }
 }
 
 // The other memtables: the hook reads their entries as it reads the skip

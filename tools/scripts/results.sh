@@ -28,6 +28,7 @@
 #   fuzz.md                      tools/scripts/fuzz.sh, executions per target
 #   guard.md                     tools/bench/guard_bench: the key guard (GuardedDB) vs
 #                                the same RocksDB unguarded, 2M keys
+#   guard_transactions.md        the same with a TransactionDB over each DB
 #   filter_reload*.md            tools/bench/filter_reload_bench.sh: filter loads into a
 #                                churning block cache (7.8.3, then 9.7.4)
 #   level_listener.md            rocksdb_level_listener_test: allocation=monkey on the
@@ -139,6 +140,7 @@ if want reload; then
 fi
 if want guard; then
   run guard.md nice -n 10 "$BUILD_DIR/tools/guard_bench"
+  run guard_transactions.md nice -n 10 "$BUILD_DIR/tools/guard_bench" --transactions --growth=1
 fi
 if want fuzz; then
   run fuzz.md env SECONDS_PER_TARGET=120 "$ROOT/tools/scripts/fuzz.sh"

@@ -40,7 +40,8 @@
 //   Writes by a plain DB::Open between two GuardedDB sessions are detected
 //   by the next Open, which rebuilds (Restart, below). Open builds the
 //   guard from the DB's own state, so recovery needs nothing followed.
-//   There is no read-only or secondary GuardedDB.
+//   A read-only or secondary instance under the guard (a BaseOpener's) is
+//   refused at Open: a secondary's catch-up installs SSTs no hook saw.
 // - Removals leave stale entries, until the next re-presize rebuilds the
 //   filter from a scan: Delete, SingleDelete, DeleteRange, a rolled-back
 //   transaction's keys, compaction filters, TTL. A stale entry costs a DB

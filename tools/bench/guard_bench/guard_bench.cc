@@ -1,16 +1,20 @@
 // guard_bench: one RocksDB (sstfilter SST filters, block cache smaller than
-// the data), read and written with and without the key guard (GuardedDB)
-// in the same run, in alternating rounds (write workloads alternate within
-// a round too, in blocks of --write_block operations); prints ops/s medians
-// and the guarded/unguarded ratio per workload, the guard's size and
-// measured FPR, and the rebuild rate. Exits non-zero if a present key was
-// ever missed.
+// the data), read with and without the key guard (GuardedDB) in the same
+// run, in alternating rounds; and two fresh DBs, one plain and one guarded,
+// written alike, in blocks of --write_block operations alternating within
+// a round. Prints ops/s medians and the guarded/unguarded ratio per
+// workload, the guard's size and measured FPR, and the rebuild rate. Exits
+// non-zero if a present key was ever missed.
 //
 //   guard_bench --num_keys=2000000 --rounds=3
+//   guard_bench --transactions   # a pessimistic TransactionDB over each DB
 //
-// Unguarded operations go to GetBaseDB(), around the guard, on keys the
-// guarded ones never read back (new keys get a per-mode suffix), so both
-// modes see the same tree and cache. Progress goes to stderr.
+// Unguarded reads go to the DB below the guard (GetRootDB()), so both modes
+// see the same tree and cache. Writes need the two DBs: the guard follows
+// every write to its DB, whichever handle makes it (the memtable hook), so
+// only a DB without a guard shows what a write costs without one. With
+// --transactions every read goes through the TransactionDB's Get and every
+// write is a one-key transaction's commit. Progress goes to stderr.
 
 #include <gflags/gflags.h>
 #include <unistd.h>
@@ -19,6 +23,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/transaction.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -31,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_dbs.h"
 #include "rocksdb/db_open.h"
 
 DEFINE_uint64(num_keys, 2000000, "keys loaded before the runs");
@@ -38,6 +44,9 @@ DEFINE_int32(value_size, 100, "value bytes (incompressible)");
 DEFINE_uint64(block_cache_mb, 16, "block cache (the data is several times larger)");
 DEFINE_uint64(read_ops, 200000, "operations per round of each read workload");
 DEFINE_uint64(write_ops, 50000, "operations per round of each write workload");
+DEFINE_uint64(write_keys, 200000, "keys each of the two write DBs holds before the writes");
+DEFINE_bool(transactions, false, "a pessimistic TransactionDB over each DB (WrapStackableDB "
+            "over the guard): reads through it, writes as one-key transactions");
 DEFINE_uint64(write_block, 1000, "write workloads alternate guarded and unguarded blocks of "
               "this many operations within a round (0: one block per side, as the reads)");
 DEFINE_int32(batch, 32, "keys per MultiGet");
@@ -163,23 +172,55 @@ int main(int argc, char** argv) {
   }
   sstfilter::GuardOptions guard;
   guard.target_fpr = FLAGS_target_fpr;
-  std::unique_ptr<sstfilter::GuardedDB> gdb;
-  s = sstfilter::GuardedDB::Open(options, guard, dir, &gdb);
-  if (!s.ok()) {
-    std::fprintf(stderr, "guarded open: %s\n", s.ToString().c_str());
+  guard_bench::BenchDB main_db(options, guard, dir, /*guarded=*/true, FLAGS_transactions);
+  if (!main_db.status().ok()) {
+    std::fprintf(stderr, "guarded open: %s\n", main_db.status().ToString().c_str());
     return 1;
   }
+  sstfilter::GuardedDB* gdb = main_db.guard();
   const sstfilter::GuardStats built = gdb->GetGuardStats();
-  rocksdb::DB* base = gdb->GetBaseDB();
+  rocksdb::DB* guarded_reads = main_db.top();
+  rocksdb::DB* base = gdb->GetRootDB();
+
+  // The write DBs: the same options and keys, one without a guard.
+  guard.report_progress = false;
+  const uint64_t wn = FLAGS_write_keys;
+  std::unique_ptr<guard_bench::BenchDB> writes[2];
+  for (int g = 0; g < 2; ++g) {
+    const std::string wdir = dir + (g ? "-writes-guarded" : "-writes-plain");
+    std::filesystem::remove_all(wdir);
+    writes[g] = std::make_unique<guard_bench::BenchDB>(options, guard, wdir, g == 1,
+                                                       FLAGS_transactions);
+    if (!writes[g]->status().ok()) {
+      std::fprintf(stderr, "open %s: %s\n", wdir.c_str(), writes[g]->status().ToString().c_str());
+      return 1;
+    }
+    for (uint64_t i = 0; i < wn; i += 1000) {
+      rocksdb::WriteBatch b;
+      for (uint64_t j = i; j < std::min(wn, i + 1000); ++j) b.Put(Key(j), value(j));
+      writes[g]->top()->Write(rocksdb::WriteOptions(), &b);
+    }
+  }
+  // One write on side g: a one-key transaction with --transactions.
+  auto write = [&](int g, const std::string& key, const rocksdb::Slice& v, bool put) {
+    const rocksdb::WriteOptions wo;
+    rocksdb::TransactionDB* txn_db = writes[g]->txn();
+    if (txn_db == nullptr) {
+      return put ? writes[g]->top()->Put(wo, key, v) : writes[g]->top()->Delete(wo, key);
+    }
+    std::unique_ptr<rocksdb::Transaction> txn(txn_db->BeginTransaction(wo));
+    rocksdb::Status s = put ? txn->Put(key, v) : txn->Delete(key);
+    return s.ok() ? txn->Commit() : s;
+  };
 
   std::mt19937_64 rng(42);
   uint64_t misses = 0, fresh = 0;
   rocksdb::ReadOptions ro;
   rocksdb::WriteOptions wo;
-  std::vector<uint64_t> doomed(n);  // keys to delete, each once
-  for (uint64_t i = 0; i < n; ++i) doomed[i] = i;
+  std::vector<uint64_t> doomed(wn);  // keys of the write DBs to delete, each once
+  for (uint64_t i = 0; i < wn; ++i) doomed[i] = i;
   std::shuffle(doomed.begin(), doomed.end(), rng);
-  uint64_t next_doomed = 0;
+  uint64_t next_doomed[2] = {0, 0};
 
   // Read keys are made before the clock starts: formatting one costs about
   // as much as a ruled-out Get, and would hide the difference.
@@ -216,21 +257,21 @@ int main(int argc, char** argv) {
            misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
          }
        }, FLAGS_read_ops},
-      {"fillrandom (new keys)", 0.9, "", [&](rocksdb::DB* db, bool g, uint64_t count) {
+      {"fillrandom (new keys)", 0.9, "", [&](rocksdb::DB*, bool g, uint64_t count) {
          for (uint64_t i = 0; i < count; ++i) {
-           db->Put(wo, Key(rng() % n) + (g ? "g" : "u") + std::to_string(fresh++), value(i));
+           write(g, Key(rng() % n) + "n" + std::to_string(fresh++), value(i), true);
          }
        }, FLAGS_write_ops, true},
-      {"overwrite", 0, "guard may hold the key: one DB Get to check",
-       [&](rocksdb::DB* db, bool, uint64_t count) {
-         for (uint64_t i = 0; i < count; ++i) db->Put(wo, Key(rng() % n), value(i));
+      {"overwrite", 0, "", [&](rocksdb::DB*, bool g, uint64_t count) {
+         for (uint64_t i = 0; i < count; ++i) write(g, Key(rng() % wn), value(i), true);
        }, FLAGS_write_ops, true},
-      {"mixed 90/10, 50% absent reads", 0, "", [&](rocksdb::DB* db, bool g, uint64_t count) {
+      {"mixed 90/10, 50% absent reads", 0, "writes on both sides followed by the guard",
+       [&](rocksdb::DB* db, bool, uint64_t count) {
          std::string v;
          for (uint64_t i = 0; i < count; ++i) {
            const uint64_t r = rng();
            if (r % 10 == 0) {
-             db->Put(wo, Key(rng() % n) + (g ? "g" : "u") + std::to_string(fresh++), value(i));
+             db->Put(wo, Key(rng() % n) + "m" + std::to_string(fresh++), value(i));
            } else if (r % 2 == 0) {
              db->Get(ro, pick(absent_keys), &v);
            } else {
@@ -238,22 +279,25 @@ int main(int argc, char** argv) {
            }
          }
        }, FLAGS_read_ops},
-      {"delete", 0, "guard may hold the key: one DB Get to check",
-       [&](rocksdb::DB* db, bool, uint64_t count) {
-         for (uint64_t i = 0; i < count && next_doomed < n; ++i) {
-           db->Delete(wo, Key(doomed[next_doomed++]));
+      {"delete", 0, "", [&](rocksdb::DB*, bool g, uint64_t count) {
+         for (uint64_t i = 0; i < count && next_doomed[g] < wn; ++i) {
+           write(g, Key(doomed[next_doomed[g]++]), rocksdb::Slice(), false);
          }
        }, FLAGS_write_ops, true},
   };
 
   std::printf("Workload: %llu keys of %d+16 bytes, block cache %llu MiB, SST filter %s:%g; "
-              "%d rounds; one thread; write workloads alternate guarded and unguarded blocks of "
-              "%llu operations within a round. Overwrite and delete pay one DB Get each (is the "
-              "key held?), the price of exact bookkeeping; new keys a filter probe and insert."
-              "\n\n",
+              "%d rounds; one thread%s. Reads: the guarded DB against the DB below its guard. "
+              "Writes: two DBs of %llu keys, one guarded and one plain, in alternating blocks "
+              "of %llu operations within a round; a write of a key the guard matches costs a "
+              "filter probe, a new key's a probe and an insert.\n\n",
               static_cast<unsigned long long>(n), FLAGS_value_size,
               static_cast<unsigned long long>(FLAGS_block_cache_mb), FLAGS_sst_filter.c_str(),
               FLAGS_sst_bits_per_key, FLAGS_rounds,
+              FLAGS_transactions ? "; a pessimistic TransactionDB over each DB (reads through "
+                                   "its Get, each write a one-key transaction)"
+                                 : "",
+              static_cast<unsigned long long>(wn),
               static_cast<unsigned long long>(FLAGS_write_block));
   std::printf("| workload | unguarded ops/s | guarded ops/s | guarded/unguarded (median of rounds) | target |\n");
   std::printf("|---|---:|---:|---:|---|\n");
@@ -276,7 +320,7 @@ int main(int argc, char** argv) {
         const uint64_t count = std::min(block, w.ops - done);
         for (int g = 0; g < 2; ++g) {
           const bool guarded = (g + r + b) % 2 == 1;  // alternate which goes first
-          rocksdb::DB* db = guarded ? static_cast<rocksdb::DB*>(gdb.get()) : base;
+          rocksdb::DB* db = guarded ? guarded_reads : base;
           const auto start = Clock::now();
           w.run(db, guarded, count);
           seconds[guarded] += Since(start);
@@ -344,7 +388,7 @@ int main(int argc, char** argv) {
       if (now.keys >= FLAGS_growth * static_cast<double>(built.keys)) break;
       rocksdb::WriteBatch b;
       for (int j = 0; j < 1000; ++j) b.Put(Key(next++), "");
-      gdb->Write(wo, &b);
+      guarded_reads->Write(wo, &b);
     }
     const sstfilter::GuardStats grown = gdb->GetGuardStats();
     const double grown_bits = grown.memory_bytes * 8.0 / grown.keys;
@@ -370,9 +414,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(fpr_queries), grown_fpr * 100,
                 FLAGS_target_fpr * 100, grown_fpr <= FLAGS_target_fpr ? "holds" : "MISSED");
   }
-  gdb->Close();
-  gdb.reset();
+  main_db.Close();
+  for (auto& w : writes) w->Close();
   if (FLAGS_db.empty()) std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(dir + "-writes-guarded");
+  std::filesystem::remove_all(dir + "-writes-plain");
   (void)all_hold;  // targets are reported; only a miss is an error
   return misses == 0 ? 0 : 1;
 }
