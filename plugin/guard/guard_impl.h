@@ -56,6 +56,10 @@ struct GuardedDB::Impl {
   // The DB the guard's scans read (the root DB, below any transaction
   // layer), set by Open.
   void set_db(rocksdb::DB* db) { db_ = db; }
+  // Whether a rebuild also scans the DB below a TransactionDB base
+  // (guard_txn_base.h); set by Open before the guards are built.
+  void set_scan_root(bool on) { scan_root_ = on; }
+  bool scan_root() const { return scan_root_; }
   rocksdb::DB* db() const { return db_; }
 
   // Restart bookkeeping. The hooks see every write of the guarded families,
@@ -139,6 +143,7 @@ struct GuardedDB::Impl {
  private:
   std::atomic<bool> unfollowed_{false};
   rocksdb::DB* db_ = nullptr;
+  bool scan_root_ = false;
   std::vector<std::shared_ptr<GuardHook>> hooks_;  // under admin_mu_
   std::atomic<const Table*> table_;
   mutable std::mutex admin_mu_;  // changes of the table, hooks, barred_why_

@@ -118,17 +118,30 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
     ro.fill_cache = false;  // a scan would evict the working set
     ro.total_order_seek = true;
     ro.readahead_size = 2 << 20;
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, handle));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const rocksdb::Slice k = it->key();
-      hashes.push_back(KeyHash(k.data(), k.size()));
-      if ((hashes.size() & 0xffff) == 0 && impl->options.report_progress && Since(last) >= 1.0) {
-        last = Clock::now();
-        std::fprintf(stderr, "sstfilter guard: rebuilding [%s]: %zu keys, %.0f keys/s\n",
-                     handle->GetName().c_str(), hashes.size(), hashes.size() / Since(start));
+    // Under a TransactionDB, the DB below it too: recovery replays a
+    // WRITE_PREPARED or WRITE_UNPREPARED transaction's keys into the
+    // memtable before any hook is attached, and the TransactionDB shows
+    // them only once it commits; the root DB shows every entry.
+    std::vector<rocksdb::DB*> sources = {db};
+    if (impl->scan_root() && db->GetRootDB() != db) sources.push_back(db->GetRootDB());
+    for (rocksdb::DB* source : sources) {
+      std::unique_ptr<rocksdb::Iterator> it(source->NewIterator(ro, handle));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        const rocksdb::Slice k = it->key();
+        hashes.push_back(KeyHash(k.data(), k.size()));
+        if ((hashes.size() & 0xffff) == 0 && impl->options.report_progress &&
+            Since(last) >= 1.0) {
+          last = Clock::now();
+          std::fprintf(stderr, "sstfilter guard: rebuilding [%s]: %zu keys, %.0f keys/s\n",
+                       handle->GetName().c_str(), hashes.size(), hashes.size() / Since(start));
+        }
       }
+      if (!it->status().ok()) return it->status();
     }
-    if (!it->status().ok()) return it->status();
+    if (sources.size() > 1) {
+      std::sort(hashes.begin(), hashes.end());
+      hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+    }
   }
   const uint64_t keys = hashes.size();
   std::unique_ptr<DynamicCuckooFilter> filter;

@@ -11,7 +11,7 @@
 #include <rocksdb/listener.h>
 
 #include "guard/guard_impl.h"
-#include "guard/guard_prepared.h"
+#include "guard/guard_txn_base.h"
 #include "guard/guard_restart.h"
 #include "rocksdb/db_open.h"
 #include "rocksdb/slice_hash.h"
@@ -135,6 +135,11 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
   // reads know which of its memtable entries are committed).
   rocksdb::DB* raw = base.get();
   impl->set_db(raw);
+  if (IsTransactionDB(raw)) {
+    impl->set_scan_root(true);
+    impl->BarRepresize("a TransactionDB under the guard (a prepared transaction's keys are in "
+                       "the memtable before a scan can see them)");
+  }
   std::unique_ptr<GuardedDB> out(new GuardedDB(base.release(), std::move(impl)));
   // Nothing can write until Open returns: the guards start level with the
   // DB, and their hooks follow it from here.
@@ -148,13 +153,6 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
   for (size_t i = 0; i < handles->size(); ++i) {
     GuardFamily* g = out->impl_->Lookup((*handles)[i]->GetID());
     if (g != nullptr && hooks[i] != nullptr) out->impl_->AttachHook(hooks[i].get(), g);
-  }
-  s = GuardPreparedTransactions(raw, out->impl_.get());
-  if (!s.ok()) {
-    for (rocksdb::ColumnFamilyHandle* h : *handles) out->db_->DestroyColumnFamilyHandle(h);
-    handles->clear();
-    out->closed_ = true;
-    return s;
   }
   *db = std::move(out);
   return rocksdb::Status::OK();

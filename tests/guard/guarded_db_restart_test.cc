@@ -149,7 +149,9 @@ TEST_P(GuardedDBAroundTest, WritesAroundAnOpenGuardAreFollowedOrRebuilt) {
   const GuardStats s = db->GetGuardStats();
   EXPECT_EQ(s.loaded, GetParam().followed) << GetParam().name;
   EXPECT_EQ(s.rebuilt, !GetParam().followed) << GetParam().name;
-  if (!GetParam().followed) EXPECT_EQ(s.rebuild_reason, "no saved guard");
+  if (!GetParam().followed) {
+    EXPECT_EQ(s.rebuild_reason, "no saved guard");
+  }
   EXPECT_EQ(ExpectAllKeysFound(db.get()), 1202u);
   std::string v;
   for (int i = 2000; i < 2200; ++i) {
