@@ -38,7 +38,12 @@
 //   exist") until the next Open, which rebuilds. Until that notice a guarded
 //   read of an ingested key may be ruled out; ingest through this object.
 //   Writes by a plain DB::Open between two GuardedDB sessions are detected
-//   by the next Open, which rebuilds (Restart, below). Open builds the
+//   by the next Open, which rebuilds (Restart, below). Not followed on
+//   RocksDB 10.0 and later, and not tested there: the experimental writes
+//   that skip the memtable (TransactionOptions::commit_bypass_memtable and
+//   large_txn_commit_optimize_*, TransactionDBOptions::
+//   txn_commit_bypass_memtable_threshold, DB::IngestWriteBatchWithIndex):
+//   leave them off under a guard. Open builds the
 //   guard from the DB's own state, so recovery needs nothing followed.
 //   A read-only or secondary instance under the guard (a BaseOpener's) is
 //   refused at Open: a secondary's catch-up installs SSTs no hook saw.
