@@ -54,6 +54,5 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/guard/guard_restart.cc
   plugin/guard/guarded_db.cc
   plugin/guard/guard_hook.cc
-  plugin/guard/guard_txn_base.cc
   plugin/guard/guarded_db_ingest.cc
   plugin/migrate/migrate.cc)

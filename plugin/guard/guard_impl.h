@@ -56,8 +56,9 @@ struct GuardedDB::Impl {
   // The DB the guard's scans read (the root DB, below any transaction
   // layer), set by Open.
   void set_db(rocksdb::DB* db) { db_ = db; }
-  // Whether a rebuild also scans the DB below a TransactionDB base
-  // (guard_txn_base.h); set by Open before the guards are built.
+  // Whether a rebuild also scans the root DB below the base (a
+  // TransactionDB's: GuardedDB::Open says why); set before the guards are
+  // built.
   void set_scan_root(bool on) { scan_root_ = on; }
   bool scan_root() const { return scan_root_; }
   rocksdb::DB* db() const { return db_; }

@@ -118,10 +118,8 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
     ro.fill_cache = false;  // a scan would evict the working set
     ro.total_order_seek = true;
     ro.readahead_size = 2 << 20;
-    // Under a TransactionDB, the DB below it too: recovery replays a
-    // WRITE_PREPARED or WRITE_UNPREPARED transaction's keys into the
-    // memtable before any hook is attached, and the TransactionDB shows
-    // them only once it commits; the root DB shows every entry.
+    // Over a base such as a TransactionDB, the root DB too (every entry,
+    // prepared ones included: GuardedDB::Open).
     std::vector<rocksdb::DB*> sources = {db};
     if (impl->scan_root() && db->GetRootDB() != db) sources.push_back(db->GetRootDB());
     for (rocksdb::DB* source : sources) {

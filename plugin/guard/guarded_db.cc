@@ -11,7 +11,6 @@
 #include <rocksdb/listener.h>
 
 #include "guard/guard_impl.h"
-#include "guard/guard_txn_base.h"
 #include "guard/guard_restart.h"
 #include "rocksdb/db_open.h"
 #include "rocksdb/slice_hash.h"
@@ -135,10 +134,19 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
   // reads know which of its memtable entries are committed).
   rocksdb::DB* raw = base.get();
   impl->set_db(raw);
-  if (IsTransactionDB(raw)) {
+  // A base that stands over another DB (a TransactionDB, an optimistic
+  // one, any StackableDB; RTTI is off in RocksDB's own builds, so they are
+  // told apart from DBImpl only by GetRootDB()) may show its memtable
+  // entries late: WRITE_PREPARED and WRITE_UNPREPARED put a transaction's
+  // keys there before it commits, and a read through the TransactionDB
+  // shows them only at the commit. Recovery replays such keys before the
+  // hooks are attached, so a rebuild also scans the root DB, which shows
+  // every entry; and a re-presize's snapshot scan would miss a key
+  // prepared before it and committed after, so none runs.
+  if (raw->GetRootDB() != raw) {
     impl->set_scan_root(true);
-    impl->BarRepresize("a TransactionDB under the guard (a prepared transaction's keys are in "
-                       "the memtable before a scan can see them)");
+    impl->BarRepresize("a DB under the guard that stands over another (a TransactionDB's "
+                       "prepared keys are in the memtable before a scan can see them)");
   }
   std::unique_ptr<GuardedDB> out(new GuardedDB(base.release(), std::move(impl)));
   // Nothing can write until Open returns: the guards start level with the

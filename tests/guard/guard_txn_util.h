@@ -90,9 +90,7 @@ class TxnStack {
   rocksdb::DB* root() const { return guard_->GetRootDB(); }
   rocksdb::ColumnFamilyHandle* cf() const { return handles_[0]; }
   bool optimistic() const { return layer_ == Layer::kOptimistic; }
-  bool represizes() const {
-    return layer_ == Layer::kWrapCommitted || layer_ == Layer::kOptimistic;
-  }
+  bool represizes() const { return layer_ == Layer::kWrapCommitted; }
   bool plain_root_writes() const {
     return layer_ != Layer::kOpenPrepared && layer_ != Layer::kOpenUnprepared;
   }

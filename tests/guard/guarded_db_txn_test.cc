@@ -162,13 +162,15 @@ void RunModel(Layer layer, bool represize) {
   Counters c;
   std::atomic<bool> done{false};
   uint64_t rebuilds = 0;
-  // Under a TransactionDB (BaseOpener) the guard refuses re-presizes:
-  // prepared keys are in the memtable before a scan can see them.
+  // Over a base that stands over another DB (BaseOpener) the guard refuses
+  // re-presizes: prepared keys are in the memtable before a scan can see
+  // them.
   const bool can_represize = stack.represizes();
   if (represize && !can_represize) {
     const rocksdb::Status s = stack.guard()->RepresizeGuard(stack.cf());
     EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
-    EXPECT_NE(s.ToString().find("TransactionDB under the guard"), std::string::npos);
+    EXPECT_NE(s.ToString().find("a DB under the guard that stands over another"),
+              std::string::npos);
     represize = false;
   }
   std::thread represizer([&] {
@@ -225,7 +227,7 @@ INSTANTIATE_TEST_SUITE_P(Layers, GuardTxnTest,
 // committed after it reopens. WRITE_PREPARED and WRITE_UNPREPARED replay its
 // keys into the memtable during recovery, before any hook is attached, and
 // a read through the TransactionDB shows them only once they commit
-// (guard_txn_base.h). After a clean close the guard is loaded, after a
+// (GuardedDB::Open). After a clean close the guard is loaded, after a
 // crash rebuilt. (RocksDB's own checks
 // forbid closing WRITE_PREPARED/UNPREPARED cleanly with a transaction
 // prepared: those crash only.)

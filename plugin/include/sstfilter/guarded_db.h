@@ -168,7 +168,12 @@ class GuardedDB : public rocksdb::StackableDB {
   // transactions of any write policy, open a TransactionDB or an
   // OptimisticTransactionDB here; GetBaseDB() is then that DB, whose
   // BeginTransaction commits are followed, and reads through this object
-  // are guarded. The handles are the base DB's, as from DB::Open.
+  // are guarded. The handles are the base DB's, as from DB::Open. Over a
+  // base that stands over another DB (GetRootDB() is not itself) no
+  // re-presize runs, and a rebuild also scans the root DB: a prepared
+  // transaction's keys are in the memtable before a scan through the base
+  // can see them (docs/design/key_guard.md). The base must take writes: a
+  // read-only or secondary instance is refused.
   using BaseOpener = std::function<rocksdb::Status(
       const rocksdb::DBOptions& options, const std::string& path,
       const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
