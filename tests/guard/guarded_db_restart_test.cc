@@ -51,6 +51,22 @@ class GuardedDBRestartTest : public ::testing::Test {
     EXPECT_TRUE(db->Close().ok());
     return s;
   }
+  // Another DB's one SST of 300 keys "zzz-...", compacted to the bottom
+  // (sequence numbers 0, as allow_db_generated_files requires).
+  void OtherDbSst(const TempDir& other, std::string* sst) {
+    std::unique_ptr<rocksdb::DB> raw;
+    ASSERT_TRUE(sstfilter::OpenDB(options_, other.path(), &raw).ok());
+    for (int i = 0; i < 300; ++i) ASSERT_TRUE(raw->Put({}, "zzz-" + KeyAt(i), "v").ok());
+    ASSERT_TRUE(raw->Flush({}).ok());
+    rocksdb::CompactRangeOptions cro;
+    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    ASSERT_TRUE(raw->CompactRange(cro, nullptr, nullptr).ok());
+    std::vector<rocksdb::LiveFileMetaData> files;
+    raw->GetLiveFilesMetaData(&files);
+    ASSERT_EQ(files.size(), 1u);
+    *sst = files[0].db_path + files[0].name;
+    ASSERT_TRUE(raw->Close().ok());
+  }
   TempDir dir_;
   rocksdb::Options options_ = GuardTestOptions();
 };
@@ -303,35 +319,48 @@ TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileForcesARebuild) {
   Fill(1000);
   TempDir other;
   std::string sst;
+  ASSERT_NO_FATAL_FAILURE(OtherDbSst(other, &sst));
+  rocksdb::IngestExternalFileOptions io;
+  io.allow_db_generated_files = true;
+  io.write_global_seqno = false;
+  // Between two guarded sessions: the next Open sees an SST of another
+  // session.
   {
     std::unique_ptr<rocksdb::DB> raw;
-    ASSERT_TRUE(sstfilter::OpenDB(options_, other.path(), &raw).ok());
-    for (int i = 0; i < 300; ++i) ASSERT_TRUE(raw->Put({}, "zzz-" + KeyAt(i), "v").ok());
-    ASSERT_TRUE(raw->Flush({}).ok());
-    // Bottommost: sequence numbers 0, as the option requires.
-    rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(raw->CompactRange(cro, nullptr, nullptr).ok());
-    std::vector<rocksdb::LiveFileMetaData> files;
-    raw->GetLiveFilesMetaData(&files);
-    ASSERT_EQ(files.size(), 1u);
-    sst = files[0].db_path + files[0].name;
-    ASSERT_TRUE(raw->Close().ok());
+    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
+    const auto seq = raw->GetLatestSequenceNumber();
+    const rocksdb::Status s = raw->IngestExternalFile({sst}, io);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(raw->GetLatestSequenceNumber(), seq);
     raw.reset();
   }
+  GuardStats s = Reopen(1300);
+  EXPECT_TRUE(s.rebuilt);
+  EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos) << s.rebuild_reason;
+}
+
+// The same file ingested around an open guard: RocksDB reports it once the
+// file is visible, the family's guard switches itself off, and the session
+// saves no guard.
+TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileAroundAnOpenGuard) {
+  Fill(1000);
+  TempDir other;
+  std::string sst;
+  ASSERT_NO_FATAL_FAILURE(OtherDbSst(other, &sst));
   {
     auto db = Open();
     rocksdb::IngestExternalFileOptions io;
     io.allow_db_generated_files = true;
     io.write_global_seqno = false;
-    const auto seq = db->GetLatestSequenceNumber();
-    const rocksdb::Status s = db->GetBaseDB()->IngestExternalFile({sst}, io);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(db->GetLatestSequenceNumber(), seq);
+    const rocksdb::Status st = db->GetBaseDB()->IngestExternalFile({sst}, io);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(db->GetGuardStats().disabled_families, 1u);
+    EXPECT_EQ(ExpectAllKeysFound(db.get()), 1300u);
     ASSERT_TRUE(db->Close().ok());
   }
   GuardStats s = Reopen(1300);
   EXPECT_TRUE(s.rebuilt);
+  EXPECT_EQ(s.rebuild_reason, "no saved guard");
   EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos) << s.rebuild_reason;
 }
 #endif
