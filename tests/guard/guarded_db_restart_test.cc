@@ -361,7 +361,6 @@ TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileAroundAnOpenGuard) {
   GuardStats s = Reopen(1300);
   EXPECT_TRUE(s.rebuilt);
   EXPECT_EQ(s.rebuild_reason, "no saved guard");
-  EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos) << s.rebuild_reason;
 }
 #endif
 
