@@ -28,11 +28,12 @@ set(SSTFILTER_CORE_SOURCES
   plugin/dynamic/copy_counts.cc
   plugin/dynamic/dynamic_cuckoo.cc
   plugin/dynamic/dynamic_cuckoo_format.cc
-  plugin/dynamic/dynamic_cuckoo_plan.cc
-  plugin/dynamic/dynamic_cuckoo_table.cc
   plugin/dynamic/growing_filter.cc
   plugin/dynamic/growing_format.cc
   plugin/dynamic/growing_table.cc
+  plugin/dynamic/legacy_format.cc
+  plugin/dynamic/legacy_plan.cc
+  plugin/dynamic/legacy_reader.cc
   plugin/dynamic/table_memory.cc
   plugin/allocation/level_allocation.cc
   plugin/allocation/level_model.cc

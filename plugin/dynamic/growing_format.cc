@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "dynamic/file_header.h"
 #include "dynamic/growing_filter.h"
 #include "format/coding.h"
 
@@ -17,8 +18,6 @@ namespace dynamic_cuckoo {
 
 namespace {
 
-constexpr char kMagic[4] = {'S', 'F', 'D', 'C'};
-constexpr uint8_t kVersion = 5;
 constexpr uint8_t kFlagChecked = 1;
 constexpr size_t kHeaderBytes = 64;
 constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
@@ -28,8 +27,8 @@ constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
 
 void GrowingFilter::SaveTo(std::string* out) const {
   const GrowingTable& t = *table_;
-  out->append(kMagic, 4);
-  out->push_back(static_cast<char>(kVersion));
+  out->append(kFileMagic, 4);
+  out->push_back(static_cast<char>(kGrowingVersion));
   out->push_back(static_cast<char>(options_.checked ? kFlagChecked : 0));
   out->append(2, '\0');
   PutFixed64(out, DoubleBits(options_.target_fpr));
@@ -59,7 +58,7 @@ DynamicStatus GrowingFilter::LoadFrom(std::string_view bytes, size_t* consumed,
   const char* h;
   if (!c.Take(kHeaderBytes, &h)) return kCorrupt;
   const uint8_t flags = static_cast<uint8_t>(h[5]);
-  if (std::memcmp(h, kMagic, 4) != 0 || static_cast<uint8_t>(h[4]) != kVersion ||
+  if (std::memcmp(h, kFileMagic, 4) != 0 || static_cast<uint8_t>(h[4]) != kGrowingVersion ||
       (flags & ~kFlagChecked) != 0 || h[6] != 0 || h[7] != 0) {
     return kCorrupt;
   }

@@ -1,15 +1,36 @@
-// The dynamic cuckoo filter's member schedule and FPR model
-// (dynamic_cuckoo_rep.h): pure functions of the options, shared by the
-// filter's operations and Load's checks.
+// The member schedule and FPR model of the dynamic cuckoo filter's
+// doubling format (versions 1 to 3, legacy_reader.h): pure functions of
+// the options, as the writer of those versions computed them, for Load's
+// checks.
 
 #include <algorithm>
 #include <cmath>
 
-#include "dynamic/dynamic_cuckoo_rep.h"
+#include "dynamic/legacy_reader.h"
 
 namespace sstfilter {
-
 namespace dynamic_cuckoo {
+namespace legacy {
+
+namespace {
+
+constexpr unsigned kSlots = 4;
+constexpr double kMaxLoad = 0.95;
+// Smallest table base (the writer kept each of a table's independent
+// components large enough to fill to ~95%).
+constexpr uint64_t kMinBaseBuckets = 128;
+// Doublings a member plans when options.expected_max_keys is 0.
+constexpr unsigned kDefaultDoublings = 17;
+// Doublings every member after the first plans at least under
+// LaterMembers::kAtLeastLater.
+constexpr unsigned kLaterMemberDoublings = 4;
+constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
+
+}  // namespace
+
+bool WithinMaxBuckets(uint64_t base, unsigned level) {
+  return level < 40 && base <= (kMaxBuckets >> level);
+}
 
 bool ValidOptions(const DynamicCuckooOptions& options) {
   return options.target_fpr > 0.0 && options.target_fpr < 0.5 &&
@@ -24,12 +45,13 @@ bool ValidOptions(const DynamicCuckooOptions& options) {
 MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
                       uint64_t previous_buckets, LaterMembers later) {
   MemberPlan p;
-  p.max_load = index == 0 && options.first_member_max_load > 0 ? options.first_member_max_load
-                                                                : kMaxLoad;
+  const double max_load = index == 0 && options.first_member_max_load > 0
+                              ? options.first_member_max_load
+                              : kMaxLoad;
   // Member 0 holds initial_capacity at its load limit; a later member
   // starts as large as the member before it ended.
-  const double first = std::ceil(static_cast<double>(options.initial_capacity) /
-                                 (DynamicCuckooTable::kSlots * p.max_load));
+  const double first =
+      std::ceil(static_cast<double>(options.initial_capacity) / (kSlots * max_load));
   p.base_buckets = index == 0 ? static_cast<uint64_t>(first) : previous_buckets;
   if (p.base_buckets < kMinBaseBuckets) p.base_buckets = kMinBaseBuckets;
   // FPR budget: target * 6 / (pi^2 (j+1)^2), or with a first-member share s,
@@ -42,8 +64,8 @@ MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
       : index == 0 ? options.target_fpr * s
                    : options.target_fpr * (1 - s) * 6.0 / (M_PI * M_PI * index * index);
   unsigned l_min = 1;
-  while (l_min < 32 && 2.0 * DynamicCuckooTable::kSlots * p.max_load * 1.01 *
-                               std::ldexp(1.0, -static_cast<int>(l_min)) > budget) {
+  while (l_min < 32 &&
+         2.0 * kSlots * max_load * 1.01 * std::ldexp(1.0, -static_cast<int>(l_min)) > budget) {
     ++l_min;
   }
   const uint64_t max_keys = options.expected_max_keys != 0
@@ -61,8 +83,7 @@ MemberPlan PlanMember(const DynamicCuckooOptions& options, unsigned index,
   if (l_min + doublings > 32) doublings = 32 - l_min;
   p.max_level = doublings;
   p.fp_bits0 = l_min + doublings;
-  p.stable_bits = l_min < DynamicCuckooTable::kMaxStableBits ? l_min
-                                                             : DynamicCuckooTable::kMaxStableBits;
+  p.stable_bits = std::min(l_min, kMaxStableBits);
   return p;
 }
 
@@ -74,24 +95,17 @@ bool LaterRulesAgree(const DynamicCuckooOptions& options) {
          PlanMember(options, 1, b, LaterMembers::kAtLeastLater).max_level;
 }
 
-uint64_t ZeroCapacityFor(uint64_t buckets, unsigned fp_bits) {
-  // Expected zero-fingerprint entries at the load limit: 4 B 2^-l. Four
-  // times that (the set stays under half full, with room for variance and
-  // erased cells), and at least 16.
-  const double expected = DynamicCuckooTable::kSlots * static_cast<double>(buckets) *
-                          std::ldexp(1.0, -static_cast<int>(fp_bits));
-  return 16 + static_cast<uint64_t>(4.0 * expected);
+double MemberFpr(uint64_t buckets, unsigned fp_bits, uint64_t entries, uint64_t zero_entries) {
+  // Each occupied slot of the probed pair matches with probability 2^-l;
+  // a query with fp 0 may meet a zero-set entry.
+  const double slots = static_cast<double>(buckets) * kSlots;
+  const double load = static_cast<double>(entries - zero_entries) / slots;
+  const double p = std::ldexp(1.0, -static_cast<int>(fp_bits));
+  const double zero_hit =
+      std::min(1.0, 2.0 * static_cast<double>(zero_entries) / static_cast<double>(buckets));
+  return 1.0 - std::pow(1.0 - p, 2.0 * kSlots * load) + p * zero_hit;
 }
 
-double TableFpr(const DynamicCuckooTable& t) {
-  const double slots = static_cast<double>(t.num_buckets()) * DynamicCuckooTable::kSlots;
-  const double load = static_cast<double>(t.entries() - t.zero_entries()) / slots;
-  const double p = std::ldexp(1.0, -static_cast<int>(t.fp_bits()));
-  const double zero_hit = std::min(
-      1.0, 2.0 * static_cast<double>(t.zero_entries()) / static_cast<double>(t.num_buckets()));
-  return 1.0 - std::pow(1.0 - p, 2.0 * DynamicCuckooTable::kSlots * load) + p * zero_hit;
-}
-
+}  // namespace legacy
 }  // namespace dynamic_cuckoo
-
 }  // namespace sstfilter

@@ -26,12 +26,8 @@ namespace {
 uint64_t StableHash(uint64_t i) { return Mix64(i * 2 + 1); }
 uint64_t ChurnHash(uint64_t i) { return Mix64(i * 2 + 2); }
 
-// Both formats: 0 (the newest) and 3 (the doubling tables).
-class DynamicCuckooConcurrencyTest : public ::testing::TestWithParam<uint32_t> {};
-
-TEST_P(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth) {
+TEST(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth) {
   DynamicCuckooOptions o;
-  o.format_version = GetParam();
   o.target_fpr = 0.01;
   o.initial_capacity = 256;  // many growth steps
   std::unique_ptr<DynamicCuckooFilter> f;
@@ -79,7 +75,6 @@ TEST_P(DynamicCuckooConcurrencyTest, ReadersNeverMissDuringInsertEraseAndGrowth)
   for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f->ContainsHash(StableHash(i)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, DynamicCuckooConcurrencyTest, ::testing::Values(0u, 3u));
 
 // ReplaceWith, as the key guard's re-presize uses it: a filter rebuilt for
 // the same keys takes over again and again while readers query, and no
@@ -133,18 +128,11 @@ TEST(DynamicCuckooReplaceTest, ReadersNeverMissAcrossReplaceWith) {
   for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(loaded->ContainsHash(StableHash(i)));
 }
 
-TEST(DynamicCuckooReplaceTest, OnlyVersionFiveFiltersReplace) {
-  DynamicCuckooOptions v5, v3;
-  v3.format_version = 3;
-  std::unique_ptr<DynamicCuckooFilter> a, b, legacy, legacy2;
-  ASSERT_EQ(DynamicCuckooFilter::Create(v5, &a), DynamicStatus::kOk);
-  ASSERT_EQ(DynamicCuckooFilter::Create(v5, &b), DynamicStatus::kOk);
-  ASSERT_EQ(DynamicCuckooFilter::Create(v3, &legacy), DynamicStatus::kOk);
-  ASSERT_EQ(DynamicCuckooFilter::Create(v3, &legacy2), DynamicStatus::kOk);
+TEST(DynamicCuckooReplaceTest, NullChangesNothing) {
+  std::unique_ptr<DynamicCuckooFilter> a;
+  ASSERT_EQ(DynamicCuckooFilter::Create(DynamicCuckooOptions(), &a), DynamicStatus::kOk);
   ASSERT_EQ(a->Insert("kept"), DynamicStatus::kOk);
   EXPECT_EQ(a->ReplaceWith(nullptr), DynamicStatus::kInvalidArgument);
-  EXPECT_EQ(a->ReplaceWith(std::move(legacy2)), DynamicStatus::kInvalidArgument);
-  EXPECT_EQ(legacy->ReplaceWith(std::move(b)), DynamicStatus::kInvalidArgument);
   EXPECT_TRUE(a->Contains("kept"));
   EXPECT_EQ(a->Size(), 1u);
 }

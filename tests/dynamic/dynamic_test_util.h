@@ -14,10 +14,6 @@
 namespace sstfilter {
 namespace test {
 
-// The doubling format of versions 1 to 3 (DynamicCuckooOptions::format_version):
-// the tests of its members, copy counts and bytes build it by name.
-constexpr uint32_t kLegacyFormat = 3;
-
 // A filter with the default target FPR, these sizes, and no checked mode.
 inline std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial_capacity = 1024,
                                                        uint64_t expected_max_keys = 0,

@@ -1,12 +1,13 @@
 // libFuzzer target: DynamicCuckooFilter::Load on arbitrary bytes. Input
 // that Load accepts must behave as a filter: queries do not crash, Save
 // gives back exactly the input, and a checked filter matches every hash it
-// lists (Load verifies that too). Anything else must be kCorrupt with the
-// output untouched. The seeds (corpus/dynamic_load) are saved filters, so
+// lists (Load verifies that too); a filter of versions 1 to 3 refuses
+// inserts (kReadOnly). Anything else must be kCorrupt with the output
+// untouched. The seeds (corpus/dynamic_load) are saved filters, so
 // mutations explore damaged ones; the checksum stops most of them, as it
 // should: the fuzzer then checks the field validation behind it only with
-// inputs whose checksum it happens to fix, which is why the unit test
-// (dynamic_cuckoo_format_test DamagedInputIsCorrupt) flips every bit too.
+// inputs whose checksum it happens to fix, which is why the unit tests
+// (growing_format_test, dynamic_legacy_test) damage fields behind it too.
 
 #include <cstdint>
 #include <cstdlib>
@@ -29,11 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   f->Save(&again);
   if (again != bytes) std::abort();
   for (uint64_t i = 0; i < 64; ++i) (void)f->ContainsHash(Mix64(i));
-  // The loaded filter keeps its contract under new inserts.
+  // The loaded filter keeps its contract under new inserts, or refuses
+  // them all (read-only versions 1 to 3).
+  const bool read_only = f->options().format_version >= 1 && f->options().format_version <= 3;
   for (uint64_t i = 0; i < 64; ++i) {
-    if (f->InsertHash(Mix64(i + 1000)) == DynamicStatus::kOk && !f->ContainsHash(Mix64(i + 1000))) {
-      std::abort();
-    }
+    const DynamicStatus s = f->InsertHash(Mix64(i + 1000));
+    if (read_only != (s == DynamicStatus::kReadOnly)) std::abort();
+    if (s == DynamicStatus::kOk && !f->ContainsHash(Mix64(i + 1000))) std::abort();
   }
   return 0;
 }

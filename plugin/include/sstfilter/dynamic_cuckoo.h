@@ -19,17 +19,20 @@
 //   filter, presized with initial_capacity, fed the remaining keys).
 // - ExpectedFpr() <= target_fpr at every size (model FPR; measured FPR agrees
 //   within sampling error, see tools/bench/dynamic_bench).
-// - Space (format version 5, the default): entries lose a fingerprint bit
-//   at each split of the table, and buckets widen from 4 to 7 slots between
-//   splits, so the load stays between about 76% and 95%, with no spare
-//   fingerprint bits (measured against the static cuckoo filter:
-//   docs/results/dynamic_cuckoo.md). Format versions 1 to 3 pay for growth in
-//   spare fingerprint bits up front and double their tables.
+// - Space: entries lose a fingerprint bit at each split of the table, and
+//   buckets widen from 4 to 7 slots between splits, so the load stays
+//   between about 76% and 95%, with no spare fingerprint bits (measured
+//   against the static cuckoo filter: docs/results/dynamic_cuckoo.md).
 // - Limits: growth never stops short of memory: past expected_max_keys the
-//   filter keeps growing with longer fingerprints for new entries (version
-//   5), or adds members that lookups also probe (versions 1 to 3). Insert returns
-//   kFull only when the next table would exceed 2^39 buckets or the system
-//   cannot map it.
+//   filter keeps growing with longer fingerprints for new entries. Insert
+//   returns kFull only when the next table would exceed 2^39 buckets or the
+//   system cannot map it.
+// - Formats: Save writes format version 5. Load also reads the doubling
+//   tables of versions 1 to 3, which no build writes any more: such a
+//   filter answers lookups with no false negative and at the FPR it was
+//   saved with, but is read-only (Insert and Erase return kReadOnly;
+//   ReplaceWith kInvalidArgument) and saves back the bytes it was loaded
+//   from. To add keys, build a new filter from the keys.
 // - Memory: tables are anonymous mappings; a replaced table's memory is
 //   returned to the system at once, its address range only when the filter
 //   is destroyed.
@@ -58,6 +61,8 @@ enum class DynamicStatus {
                      // still matches.
   kCorrupt,          // Load: damaged, truncated or foreign bytes.
   kInvalidArgument,  // bad options.
+  kReadOnly,         // Insert/Erase on a filter loaded from format version 1, 2 or 3;
+                     // nothing changed.
 };
 const char* DynamicStatusName(DynamicStatus s);
 
@@ -67,32 +72,25 @@ struct DynamicCuckooOptions {
   bool checked = false;             // tests: detect Erase of a key not inserted
                                     // (costs memory; never use in production)
   // The size the filter is planned to reach (0: initial_capacity * 2^17,
-  // about 1,000 -> 131,000,000). Version 5 shares the FPR target among the
-  // splits up to this size (15/16 of it) and keeps the rest for growth
-  // beyond; versions 1 to 3 start fingerprints log2(expected_max_keys /
-  // initial_capacity) bits longer, one per doubling. Beyond this size the
-  // filter still grows and keeps the target (Limits, above). At most 2^40.
+  // about 1,000 -> 131,000,000). The FPR target is shared among the splits
+  // up to this size (15/16 of it) and the rest kept for growth beyond.
+  // Beyond this size the filter still grows and keeps the target (Limits,
+  // above). At most 2^40.
   uint64_t expected_max_keys = 0;
-  // The first member (the table the filter starts with; version 5 has only
-  // that one): its share of target_fpr and its load limit. Version 5 takes
-  // the share for the planned growth (instead of 15/16) and the load limit
-  // at every bucket width (instead of 95%). In versions 1 to 3:
-  // 0 for either: the standard schedule, where member j gets
-  // 6 / (pi^2 (j+1)^2) of the target (0.61 for the first) and every member
-  // fills to 95%. With a share s, the first member gets s and member j >= 1
-  // gets (1 - s) 6 / (pi^2 j^2): the members still sum to the target. A
-  // larger share buys the first member a shorter fingerprint, and a lower
-  // load limit fewer inserts that must evict: for a filter sized for the
-  // keys it will mostly hold (the key guard's). Share in (0, 1); load in
-  // [0.5, 0.95]. A filter with either set saves as format version 2.
+  // The first member (the filter's one table; the name is from the
+  // doubling format, whose later tables were members too): its share of
+  // target_fpr for the planned growth (instead of 15/16) and its load
+  // limit at every bucket width (instead of 95%). A larger share buys
+  // shorter fingerprints, and a lower load limit fewer inserts that must
+  // evict: for a filter sized for the keys it will mostly hold (the key
+  // guard's). 0: the default. Share in (0, 1); load in [0.5, 0.95].
   double first_member_fpr_share = 0;
   double first_member_max_load = 0;
-  // The format the filter is built in, and Save writes. 0 or 5: version 5
-  // (one table that grows by widening its buckets and splitting them;
-  // docs/design/dynamic_cuckoo.md). 3: the doubling tables of versions 1 to
-  // 3 (Save writes the lowest of them that holds the filter), for readers
-  // that predate version 5. Load reads every version, and a filter keeps
-  // the format it was loaded from.
+  // The format the filter is built in and Save writes: 0 or 5 (one
+  // table that grows by widening its buckets and splitting them;
+  // docs/design/dynamic_cuckoo.md). Versions 1 to 3 are no longer
+  // written: Create returns kInvalidArgument for them. A filter Load read
+  // from version 1, 2 or 3 reports that version here (and is read-only).
   uint32_t format_version = 0;
 };
 
@@ -110,9 +108,11 @@ constexpr unsigned kDynamicCuckooMaxCopies = 4;
 // writer (call it from the writer thread or while no writer runs).
 class DynamicCuckooFilter {
  public:
-  // InvalidArgument for target_fpr outside (0, 0.5) or capacity 0.
+  // InvalidArgument for target_fpr outside (0, 0.5), capacity 0, the
+  // limits above, or a format_version other than 0 and 5.
   static DynamicStatus Create(const DynamicCuckooOptions& options,
                               std::unique_ptr<DynamicCuckooFilter>* out);
+  // Reads format versions 1, 2, 3 (read-only: see Formats above) and 5.
   // Damaged, truncated or foreign input -> kCorrupt, *out untouched.
   static DynamicStatus Load(std::string_view bytes,
                             std::unique_ptr<DynamicCuckooFilter>* out);
@@ -163,22 +163,16 @@ class DynamicCuckooFilter {
   uint64_t Size() const;          // inserted minus erased (counting copies)
   // The options it was created with, or saved with (Load).
   const DynamicCuckooOptions& options() const;
-  // Tables a lookup probes: 1 in format version 5; in versions 1 to 3, 1 until
-  // the filter outgrows expected_max_keys, then about
-  // 1 + log16(keys / expected_max_keys) (see Limits).
-  uint32_t Members() const;
   size_t MemoryBytes() const;     // bytes of filter state (tables)
   double ExpectedFpr() const;     // model FPR at the current size
   void Save(std::string* out) const;  // appends; versioned + checksummed
 
  private:
   DynamicCuckooFilter();
-  // Load's version 5 branch: `body` without its checksum.
-  static DynamicStatus LoadGrowing(std::string_view body,
-                                   std::unique_ptr<DynamicCuckooFilter>* out);
   struct Rep;
   std::unique_ptr<Rep> rep_;
-  // rep_->growing, one pointer hop closer for lookups (null: versions 1 to 3).
+  // rep_->growing, one pointer hop closer for lookups (null: a read-only
+  // filter of versions 1 to 3).
   dynamic_cuckoo::GrowingFilter* growing_ = nullptr;
 };
 

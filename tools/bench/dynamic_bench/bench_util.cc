@@ -30,9 +30,8 @@ std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial) {
   DynamicCuckooOptions o;
   o.target_fpr = FLAGS_fpr;
   o.initial_capacity = initial;
-  o.format_version = FLAGS_format_version;
   std::unique_ptr<DynamicCuckooFilter> f;
-  if (DynamicCuckooFilter::Create(o, &f) != DynamicStatus::kOk) Fail("bad --fpr, --initial or --format_version");
+  if (DynamicCuckooFilter::Create(o, &f) != DynamicStatus::kOk) Fail("bad --fpr or --initial");
   return f;
 }
 

@@ -18,7 +18,6 @@
 
 DECLARE_double(fpr);
 DECLARE_int32(repeats);
-DECLARE_uint32(format_version);
 
 namespace dynamic_bench {
 

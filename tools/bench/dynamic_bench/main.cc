@@ -40,8 +40,6 @@ DEFINE_uint64(out_cache_keys, 10000000, "filter size for the out-of-cache timing
 DEFINE_uint64(timing_ops, 2000000, "queries / erases per timed loop");
 DEFINE_int32(repeats, 3, "timed loops per figure; the median is reported");
 DEFINE_string(csv, "", "write the growth sweep here as CSV");
-DEFINE_uint32(format_version, 0, "DynamicCuckooOptions::format_version of the dynamic "
-              "filters: 0 (version 5) or 3 (the doubling tables of versions 1 to 3)");
 
 namespace dynamic_bench {
 namespace {
