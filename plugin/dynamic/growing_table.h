@@ -32,7 +32,7 @@
 //   FPR never changes after it is written.
 // Since the second bucket comes from i1 and the tag alone, with no
 // structure tied to the split history, the table stays one cuckoo graph
-// at every size (the doubling table of dynamic_cuckoo_table.h keeps each
+// at every size (the doubling tables of format versions 1 to 3 kept each
 // entry within one of 2^k components, whose loads drift apart).
 //
 // Thread safety: one writer, any number of readers. Words are atomics,
@@ -386,6 +386,8 @@ class GrowingTable {
   uint64_t entries_ = 0;
   uint64_t by_length_[kMaxFpBits + 1] = {};
 
+  // Eviction search bounds: 2 roots, a child per slot, so with 4 slots level
+  // 6 ends at 10922 nodes and is cut at kMaxNodes (7 slots: within level 5).
   static constexpr size_t kMaxNodes = 8192;
   static constexpr unsigned kMaxDepth = 7;
   struct Node {

@@ -23,13 +23,10 @@ namespace {
 // by the first member's FPR share and load limit. Version 3: those always,
 // flag kFlagLater for LaterMembers::kAtLeastLater, copy counts after each
 // member's zero set and pending copies after the stale count.
-constexpr uint8_t kVersionFirstMember = 2;
-constexpr uint8_t kVersionCopies = 3;
-constexpr uint8_t kFlagChecked = 1;
-constexpr uint8_t kFlagLater = 2;
-constexpr size_t kHeaderBytes = 48;
-constexpr size_t kFirstMemberBytes = 16;
-constexpr size_t kMemberHeaderBytes = 40;
+enum : uint8_t { kVersionFirstMember = 2, kVersionCopies = 3 };
+enum : uint8_t { kFlagChecked = 1, kFlagLater = 2 };
+// The file header, version 2 and 3's first-member fields, a member's header.
+constexpr size_t kHeaderBytes = 48, kFirstMemberBytes = 16, kMemberHeaderBytes = 40;
 
 }  // namespace
 

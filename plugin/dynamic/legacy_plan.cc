@@ -12,22 +12,6 @@ namespace sstfilter {
 namespace dynamic_cuckoo {
 namespace legacy {
 
-namespace {
-
-constexpr unsigned kSlots = 4;
-constexpr double kMaxLoad = 0.95;
-// Smallest table base (the writer kept each of a table's independent
-// components large enough to fill to ~95%).
-constexpr uint64_t kMinBaseBuckets = 128;
-// Doublings a member plans when options.expected_max_keys is 0.
-constexpr unsigned kDefaultDoublings = 17;
-// Doublings every member after the first plans at least under
-// LaterMembers::kAtLeastLater.
-constexpr unsigned kLaterMemberDoublings = 4;
-constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
-
-}  // namespace
-
 bool WithinMaxBuckets(uint64_t base, unsigned level) {
   return level < 40 && base <= (kMaxBuckets >> level);
 }

@@ -96,8 +96,18 @@ class LegacyReader {
 // function of the options, against which Load checks each member.
 namespace legacy {
 
+constexpr unsigned kSlots = 4;
 constexpr unsigned kMaxMembers = 48;
 constexpr unsigned kMaxStableBits = 8;
+constexpr double kMaxLoad = 0.95;  // of a member's slots, at which it grew
+// Smallest table base (the writer kept each of a table's independent
+// components large enough to fill to ~95%).
+constexpr uint64_t kMinBaseBuckets = 128;
+// Doublings a member planned when options.expected_max_keys was 0, and
+// the least every member after the first planned under kAtLeastLater.
+constexpr unsigned kDefaultDoublings = 17;
+constexpr unsigned kLaterMemberDoublings = 4;
+constexpr uint64_t kMaxBuckets = uint64_t{1} << 39;
 // Which doublings later members plan: the first member's count (versions
 // 1 and 2) or at least kLaterMemberDoublings (version 3's flag).
 enum class LaterMembers { kPlannedOnly, kAtLeastLater };
