@@ -4,10 +4,10 @@
 #
 # Why a test: GCC 12 judged a member function whose only effect is
 # __builtin_prefetch to be pure, and dropped every call to it whose result
-# was unused. DynamicCuckooTable::Prefetch went that way, so PrefetchHash,
-# the member prefetches of InsertHash and the eviction search's level
-# prefetch did nothing, and no test noticed: a hint changes no result, only
-# the time. (Fixed by inlining those helpers always.)
+# was unused. A table's Prefetch helper went that way, so PrefetchHash, the
+# bucket prefetches of InsertHash and the eviction search's prefetch did
+# nothing, and no test noticed: a hint changes no result, only the time.
+# (Fixed by inlining those helpers always.)
 #
 #   prefetch_hints_test.sh <libsstfilter.a or .so>
 # Exits 77 (skipped) off x86-64 or without objdump. Lists only functions
@@ -30,8 +30,8 @@ counts=$(objdump -d --no-show-raw-insn -C "$LIB" |
 fail=0
 for fn in \
     'sstfilter::DynamicCuckooFilter::PrefetchHash' \
-    'sstfilter::DynamicCuckooFilter::InsertHash' \
-    'sstfilter::DynamicCuckooTable::SearchInsert' \
+    'sstfilter::dynamic_cuckoo::GrowingFilter::InsertHash' \
+    'sstfilter::dynamic_cuckoo::GrowingTable::SearchPlace' \
     'sstfilter::BloomReader::MayMatchBatch' \
     'sstfilter::AppendBloomFilter' \
     'sstfilter::CuckooReader<sstfilter::SemiSortedBucketCodec>::MayMatchBatch' \
