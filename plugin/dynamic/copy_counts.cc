@@ -39,6 +39,20 @@ bool CopyCounts::Remove(uint64_t a, uint32_t b) {
   size_t i = Find(a, b);
   if (cells_[i].count == 0) return false;
   if (--cells_[i].count != 0) return true;
+  EraseCell(i);
+  return true;
+}
+
+uint32_t CopyCounts::Take(uint64_t a, uint32_t b) {
+  if (used_ == 0) return 0;
+  const size_t i = Find(a, b);
+  const uint32_t n = cells_[i].count;
+  if (n != 0) EraseCell(i);
+  return n;
+}
+
+void CopyCounts::EraseCell(size_t i) {
+  cells_[i].count = 0;
   --used_;
   // Backward shift: pull later cells of the run into the hole when their
   // home is not between the hole and them, so that every key stays
@@ -52,7 +66,6 @@ bool CopyCounts::Remove(uint64_t a, uint32_t b) {
     cells_[j].count = 0;
     i = j;
   }
-  return true;
 }
 
 std::vector<CopyCounts::Entry> CopyCounts::Sorted() const {

@@ -28,6 +28,8 @@ class CopyCounts {
   void Add(uint64_t a, uint32_t b, uint32_t n = 1);
   // Removes one count; false (nothing changed) if the key has none.
   bool Remove(uint64_t a, uint32_t b);
+  // Removes every count of the key and returns how many there were.
+  uint32_t Take(uint64_t a, uint32_t b);
 
   size_t size() const { return used_; }
   bool empty() const { return used_ == 0; }
@@ -43,6 +45,8 @@ class CopyCounts {
   size_t Home(uint64_t a, uint32_t b) const;
   // The cell holding (a, b), or the empty cell where it would go.
   size_t Find(uint64_t a, uint32_t b) const;
+  // Empties the used cell i.
+  void EraseCell(size_t i);
   void Grow();
 
   std::vector<Entry> cells_;  // count 0: empty; size a power of two

@@ -214,18 +214,26 @@ bool GrowingFilter::SplitCounts(GrowingTable* to,
     const uint64_t moved = ((payload >> (L + 1)) << L) | (payload & ((uint64_t{1} << L) - 1));
     out->Add(ExtraA(2 * i1 + b, moved), ExtraB(moved), e.count);
   }
-  // An entry with no room becomes a count beside an entry that covers it.
+  // An entry that leaves the table (one with no room, or one merged to
+  // free a slot) becomes a count beside a prefix of it in its buckets, and
+  // so do the counts that were beside it: a count beside no entry of its
+  // payload is seen by neither CopiesOf nor Erase, so its copies would be
+  // lost while the keys they stand for are still held.
+  const auto move_to_prefix = [out](uint64_t i1, uint64_t payload, uint64_t prefix) {
+    const uint32_t n = 1 + out->Take(ExtraA(i1, payload), ExtraB(payload));
+    out->Add(ExtraA(i1, prefix), ExtraB(prefix), n);
+  };
   for (const GrowingTable::Unplaced& u : unplaced) {
-    const uint64_t payload = to->LongestPrefix(u.i1, u.entry);
-    if (payload != 0) {
-      out->Add(ExtraA(u.i1, payload), ExtraB(payload));
+    const uint64_t prefix = to->LongestPrefix(u.i1, u.entry);
+    if (prefix != 0) {
+      move_to_prefix(u.i1, to->PayloadOf(u.entry), prefix);
       continue;
     }
     bool placed = false;
     for (uint64_t b : {u.i1, to->Second(u.i1, to->TagOf(u.entry))}) {
-      uint64_t i1 = 0, prefix = 0;
-      if (!placed && to->MergeOneCopy(b, &i1, &prefix)) {
-        out->Add(ExtraA(i1, prefix), ExtraB(prefix));
+      uint64_t i1 = 0, removed = 0, merged_into = 0;
+      if (!placed && to->MergeOneCopy(b, &i1, &removed, &merged_into)) {
+        move_to_prefix(i1, removed, merged_into);
         placed = to->Place(u.i1, u.entry);  // the freed slot at least
       }
     }
@@ -243,6 +251,17 @@ uint64_t GrowingFilter::ExtraCopies() const {
   uint64_t n = 0;
   for (const CopyCounts::Entry& e : extra_.Sorted()) n += e.count;
   return n;
+}
+
+bool GrowingFilter::CountsBesideEntries() const {
+  for (const CopyCounts::Entry& e : extra_.Sorted()) {
+    const uint64_t i1 = ExtraI1(e.a), payload = ExtraPayload(e.a, e.b);
+    // The payload as an entry (a = 0): its longest prefix is itself if present.
+    const unsigned L = GrowingTable::PayloadLength(payload);
+    const uint64_t entry = (payload << (table_->fp_bits() - L)) & (table_->SecondBit() - 1);
+    if (table_->LongestPrefix(i1, entry) != payload) return false;
+  }
+  return true;
 }
 
 unsigned GrowingFilter::CopiesOf(const GrowingTable::Probe& p, uint64_t* longest) const {

@@ -35,9 +35,13 @@
 // table grow. A split counts an entry it cannot place beside the longest
 // entry of its buckets that is a prefix of it (an earlier copy, shorter by
 // the splits since), or takes for it the slot of a copy that it counts
-// beside such a prefix. A count acts as that many entries equal to the one
-// it is beside, which covers every key the copy did: lookups need only the
-// entry, and Erase takes a count before the entry. A count costs 21-43
+// beside such a prefix; either way the counts that were beside the entry
+// that leaves go with it. A count acts as that many entries equal to the
+// one it is beside, which covers every key the copy did: lookups need only
+// the entry, and Erase takes a count before the entry. So a count always
+// sits beside an entry of its payload (Load checks it): beside none, the
+// copy limit and Erase would not see it, and an Erase could take the last
+// entry of a key still held. A count costs 21-43
 // bytes (copy_counts.h) where a slot costs 2-3, so copies take slots
 // where they can.
 //
@@ -121,6 +125,9 @@ class GrowingFilter {
   }
   // Copies counted beside their entries (tests).
   uint64_t ExtraCopies() const;
+  // Whether every count sits beside an entry of its payload in its
+  // buckets, where CopiesOf and Erase find it (tests).
+  bool CountsBesideEntries() const;
   double ExpectedFpr() const { return published_.load(std::memory_order_acquire)->ExpectedFpr(); }
   const DynamicCuckooOptions& options() const { return options_; }
   // The writer's table (not for readers while a writer runs).
@@ -177,7 +184,8 @@ class GrowingFilter {
   // The counts after a split into `to` (each follows its entry), plus the
   // entries the split could not place: each counted beside a prefix of it,
   // or placed where a copy in its buckets was counted beside a prefix of
-  // that copy. False: one found neither.
+  // that copy; an entry counted so brings its own counts along. False: one
+  // found neither.
   bool SplitCounts(GrowingTable* to, const std::vector<GrowingTable::Unplaced>& unplaced,
                    CopyCounts* out) const;
   // ContainsHash in full: heads and tails, retried while it finds nothing

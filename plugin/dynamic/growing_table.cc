@@ -230,7 +230,8 @@ uint64_t GrowingTable::LongestPrefix(uint64_t i1, uint64_t entry) const {
   return best;
 }
 
-bool GrowingTable::MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* payload) {
+bool GrowingTable::MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* removed,
+                                uint64_t* payload) {
   for (unsigned k = 0; k < w_; ++k) {
     const uint64_t e = Slot(bucket, k);
     if (e == 0) continue;
@@ -246,6 +247,7 @@ bool GrowingTable::MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* payload
         continue;
       }
       *i1 = first;
+      *removed = PayloadOf(e);
       *payload = found[j].payload;
       RemoveAt(bucket, k);
       return true;

@@ -200,9 +200,10 @@ class GrowingTable {
   // every key `entry` covers. 0: none.
   uint64_t LongestPrefix(uint64_t i1, uint64_t entry) const;
   // Frees a slot of `bucket` whose entry has a prefix elsewhere in its own
-  // buckets: removes it and returns its first bucket and that prefix's
-  // payload, for the owner to count. False: no such entry.
-  bool MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* payload);
+  // buckets: removes it and returns its first bucket, its payload
+  // (`removed`) and that prefix's (`payload`), for the owner to count.
+  // False: no such entry.
+  bool MergeOneCopy(uint64_t bucket, uint64_t* i1, uint64_t* removed, uint64_t* payload);
   // Places entry e (a = 0) of a key whose first bucket is i1, as Insert
   // (no readers).
   bool Place(uint64_t i1, uint64_t e);

@@ -266,6 +266,52 @@ TEST(GrowingFilterTest, AKeyHoldsAtMostTheCopyLimit) {
   EXPECT_EQ(f->EraseHash(Pos(1)), DynamicStatus::kNotFound);
 }
 
+// Many copies of few keys with erases: splits that cannot place an entry
+// carrying counts. Its counts must follow it to the prefix it is counted
+// beside; left beside no entry, they were seen neither by the copy limit
+// nor by Erase, which then took the last entry of a key still held.
+TEST(GrowingFilterTest, CopiesOfAnEntryASplitCannotPlaceStayCounted) {
+  auto f = NewFilter(0.001, 256);
+  std::map<uint64_t, unsigned> held;  // key -> copies
+  std::vector<uint64_t> keys;         // keys with copies (ids may be stale)
+  uint64_t rng = 7, splits_with_counts = 0;
+  unsigned level = f->table().level();
+  for (uint64_t op = 0; op < 40000; ++op) {
+    rng = Mix64(rng + 0x9e3779b97f4a7c15ULL);
+    const unsigned choice = static_cast<unsigned>((rng >> 40) % 100);
+    if (choice < 70) {
+      const uint64_t key = Pos(rng % 2000);
+      unsigned& c = held[key];
+      const DynamicStatus s = f->InsertHash(key);
+      if (c >= kDynamicCuckooMaxCopies) {
+        ASSERT_EQ(s, DynamicStatus::kTooManyCopies) << op;
+      }
+      if (s == DynamicStatus::kOk && c++ == 0) keys.push_back(key);
+      if (c == 0) held.erase(key);
+    } else if (choice < 95 && !keys.empty()) {
+      const size_t i = (rng >> 8) % keys.size();
+      auto it = held.find(keys[i]);
+      if (it != held.end()) {
+        ASSERT_EQ(f->EraseHash(it->first), DynamicStatus::kOk) << op;
+        if (--it->second != 0) continue;
+        held.erase(it);
+      }
+      keys[i] = keys.back();
+      keys.pop_back();
+    }
+    if (f->table().level() != level) {
+      level = f->table().level();
+      if (f->ExtraCopies() != 0) ++splits_with_counts;
+    }
+    ASSERT_TRUE(f->CountsBesideEntries()) << op;
+    if (op % 1000 == 0) {
+      for (const auto& k : held) ASSERT_TRUE(f->ContainsHash(k.first)) << op;
+    }
+  }
+  for (const auto& k : held) ASSERT_TRUE(f->ContainsHash(k.first));
+  EXPECT_GE(splits_with_counts, 1u);  // the case this test is for was reached
+}
+
 TEST(GrowingFilterTest, RejectsBadOptions) {
   std::unique_ptr<GrowingFilter> f;
   DynamicCuckooOptions o;
