@@ -225,8 +225,10 @@ TEST(GrowingTableTest, InsertIfNewFollowsItsSlotRules) {
           if (want_which >= 0) break;
         }
         if (want_which < 0) {  // both full: an eviction path, or no room
-          if (r == GrowingTable::NewKey::kPlaced) ++evicted;
-          if (r == GrowingTable::NewKey::kPlaced) ASSERT_TRUE(t.Contains(p));
+          if (r == GrowingTable::NewKey::kPlaced) {
+            ++evicted;
+            ASSERT_TRUE(t.Contains(p));
+          }
           continue;
         }
         ASSERT_EQ(r, GrowingTable::NewKey::kPlaced);
