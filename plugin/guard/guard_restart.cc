@@ -197,7 +197,17 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
       if (usable && candidate.id == h->GetID() && candidate.name == h->GetName()) f = &candidate;
     }
     std::unique_ptr<DynamicCuckooFilter> filter;
-    if (f != nullptr && DynamicCuckooFilter::Load(f->filter, &filter) == DynamicStatus::kOk) {
+    // A filter of format version 1 to 3 (an older build's guard) loads
+    // read-only: rebuilt instead.
+    const bool loaded = f != nullptr &&
+                        DynamicCuckooFilter::Load(f->filter, &filter) == DynamicStatus::kOk;
+    if (loaded && filter->options().format_version >= 1 &&
+        filter->options().format_version <= 3) {
+      filter.reset();
+      why = "the saved guard of column family '" + h->GetName() +
+            "' is an older, read-only format";
+    }
+    if (filter != nullptr) {
       // Built for its initial capacity (at an Open's rebuild or the last
       // re-presize), however far it grew before it was saved.
       const uint64_t built_for = filter->options().initial_capacity;
@@ -206,7 +216,9 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
       guard->SetRepresizeAt(impl->RepresizeAt(built_for));
       impl->open_stats.loaded = true;
     } else {
-      if (usable) why = "no valid saved guard for column family '" + h->GetName() + "'";
+      if (usable && !loaded) {
+        why = "no valid saved guard for column family '" + h->GetName() + "'";
+      }
       if (impl->options.report_progress) {
         std::fprintf(stderr, "sstfilter guard: rebuilding [%s]: %s\n", h->GetName().c_str(),
                      why.c_str());

@@ -2,6 +2,8 @@
 // the DB; otherwise (writes or ingestion without the guard, damage,
 // truncation, another DB's file) it is rebuilt, and no key is ever missed.
 
+#include <sstfilter/dynamic_cuckoo.h>
+
 #include <rocksdb/sst_file_writer.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <functional>
 #include <iterator>
 
+#include "guard/guard_file.h"
 #include "guard_test_util.h"
 #include "rocksdb/db_open.h"
 
@@ -363,6 +366,27 @@ TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileAroundAnOpenGuard) {
   EXPECT_EQ(s.rebuild_reason, "no saved guard");
 }
 #endif
+
+// A guard saved by an older build whose filter is of format version 1 to 3
+// (tests/data: those formats load read-only): rebuilt, every key found.
+TEST_F(GuardedDBRestartTest, AnOlderFormatsFilterIsRebuilt) {
+  Fill(2000);
+  GuardFileContents saved;
+  std::string why;
+  ASSERT_TRUE(DecodeGuardFile(ReadGuardFile(), &saved, &why)) << why;
+  ASSERT_EQ(saved.families.size(), 1u);
+  std::ifstream in(std::string(SSTFILTER_TEST_DATA_DIR) + "/dynamic_v2.bin", std::ios::binary);
+  saved.families[0].filter = std::string(std::istreambuf_iterator<char>(in), {});
+  std::unique_ptr<DynamicCuckooFilter> old;
+  ASSERT_EQ(DynamicCuckooFilter::Load(saved.families[0].filter, &old), DynamicStatus::kOk);
+  std::string bytes;
+  EncodeGuardFile(saved, &bytes);
+  WriteGuardFile(bytes);
+  const GuardStats s = Reopen(2000);
+  EXPECT_TRUE(s.rebuilt);
+  EXPECT_NE(s.rebuild_reason.find("older, read-only format"), std::string::npos)
+      << s.rebuild_reason;
+}
 
 TEST_F(GuardedDBRestartTest, DamagedTruncatedOrForeignFilesAreRebuilt) {
   Fill(2000);
