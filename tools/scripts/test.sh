@@ -101,8 +101,9 @@ if [ "$SOURCE_ROCKSDB" != none ]; then
   run_ctest tsan-source
 else
   # Debian's librocksdb is not instrumented: tests/tsan.supp names the
-  # races TSan reports inside it, and the multi-writer GuardRaceTest stays
-  # out (tests/guard/guarded_db_concurrency_test.cc says why).
+  # races TSan reports inside it, and the multi-writer GuardRaceTest and
+  # GuardTxnTest stay out (tests/guard/guarded_db_concurrency_test.cc says
+  # why).
   PRESET=tsan-debian "$ROOT/tools/scripts/setup.sh"
   run_ctest tsan-debian
 fi
