@@ -44,7 +44,8 @@ DEFINE_int32(value_size, 100, "value bytes (incompressible)");
 DEFINE_uint64(block_cache_mb, 16, "block cache (the data is several times larger)");
 DEFINE_uint64(read_ops, 200000, "operations per round of each read workload");
 DEFINE_uint64(write_ops, 50000, "operations per round of each write workload");
-DEFINE_uint64(write_keys, 200000, "keys each of the two write DBs holds before the writes");
+DEFINE_uint64(write_keys, 0, "keys each of the two write DBs holds before the writes (0: "
+              "enough for every round's deletes, rounds * write_ops + 50000)");
 DEFINE_bool(transactions, false, "a pessimistic TransactionDB over each DB (WrapStackableDB "
             "over the guard): reads through it, writes as one-key transactions");
 DEFINE_uint64(write_block, 1000, "write workloads alternate guarded and unguarded blocks of "
@@ -184,7 +185,8 @@ int main(int argc, char** argv) {
 
   // The write DBs: the same options and keys, one without a guard.
   guard.report_progress = false;
-  const uint64_t wn = FLAGS_write_keys;
+  const uint64_t wn = FLAGS_write_keys > 0 ? FLAGS_write_keys
+                                           : FLAGS_rounds * FLAGS_write_ops + 50000;
   std::unique_ptr<guard_bench::BenchDB> writes[2];
   for (int g = 0; g < 2; ++g) {
     const std::string wdir = dir + (g ? "-writes-guarded" : "-writes-plain");
