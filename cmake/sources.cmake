@@ -54,6 +54,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/guard/guard_impl.cc
   plugin/guard/guard_restart.cc
   plugin/guard/guarded_db.cc
+  plugin/guard/guarded_db_read.cc
   plugin/guard/guard_hook.cc
   plugin/guard/guarded_db_ingest.cc
   plugin/migrate/migrate.cc)
