@@ -21,11 +21,7 @@ GuardedDB::Impl::~Impl() { StopRepresize(/*forever=*/true); }
 void GuardedDB::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
   std::lock_guard<std::mutex> lock(admin_mu_);
   auto next = std::make_unique<Table>(*table());
-  if (next->known.size() <= id) {
-    next->known.resize(id + 1, false);
-    next->guard.resize(id + 1, nullptr);
-  }
-  next->known[id] = true;
+  if (next->guard.size() <= id) next->guard.resize(id + 1, nullptr);
   next->guard[id] = guard.get();
   if (guard) owned_.push_back(std::move(guard));
   table_.store(next.get(), std::memory_order_release);
@@ -124,11 +120,6 @@ void GuardedDB::Impl::OnIngested(const std::string& cf_name) {
   for (GuardFamily* g : Families()) {
     if (g->name() == cf_name && !g->dropped()) g->Disable();
   }
-}
-
-rocksdb::Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g) {
-  *g = impl.Lookup(cf_id);
-  return rocksdb::Status::OK();
 }
 
 }  // namespace sstfilter

@@ -27,16 +27,13 @@ struct GuardedDB::Impl {
   // a change publishes a new table and keeps the old one until the end
   // (families change rarely).
   struct Table {
-    std::vector<GuardFamily*> guard;  // null: not guarded
-    std::vector<bool> known;          // opened or created through us
+    std::vector<GuardFamily*> guard;  // null: not guarded (or not ours)
   };
   const Table* table() const { return table_.load(std::memory_order_acquire); }
-  // The family's guard, or null if unguarded. *known: whether it is ours.
-  GuardFamily* Lookup(uint32_t id, bool* known = nullptr) const {
+  // The family's guard, or null if unguarded.
+  GuardFamily* Lookup(uint32_t id) const {
     const Table* t = table();
-    const bool k = id < t->known.size() && t->known[id];
-    if (known != nullptr) *known = k;
-    return k ? t->guard[id] : nullptr;
+    return id < t->guard.size() ? t->guard[id] : nullptr;
   }
   void Publish(uint32_t id, std::unique_ptr<GuardFamily> guard);  // guard may be null
   std::vector<GuardFamily*> Families() const;  // every guard, dropped ones too
@@ -168,15 +165,5 @@ struct GuardedDB::Impl {
   std::atomic<uint64_t> represize_bytes_{0};
   std::atomic<uint64_t> represize_peak_bytes_{0};
 };
-
-// For the ingestion paths (guarded_db_ingest.cc).
-
-// NotSupported: the write's family was not opened or created through
-// GuardedDB.
-rocksdb::Status UnknownFamily(uint32_t id);
-
-// The guard of a write's column family: *g null for a family GuardedDB
-// leaves unguarded; NotSupported for one it does not know.
-rocksdb::Status FindGuard(const GuardedDB::Impl& impl, uint32_t cf_id, GuardFamily** g);
 
 }  // namespace sstfilter

@@ -247,9 +247,7 @@ void GuardedDB::Impl::WaitForRepresize() {
 }
 
 rocksdb::Status GuardedDB::RepresizeGuard(rocksdb::ColumnFamilyHandle* cf) {
-  GuardFamily* g = nullptr;
-  const rocksdb::Status found = FindGuard(*impl_, cf->GetID(), &g);
-  if (!found.ok()) return found;
+  GuardFamily* g = impl_->Lookup(cf->GetID());
   if (g == nullptr) {
     return rocksdb::Status::NotSupported("sstfilter guard: column family '" + cf->GetName() +
                                          "' is not guarded");

@@ -27,9 +27,8 @@ namespace {
 // gate is held.
 Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
                          const std::vector<std::string>& files) {
-  GuardFamily* g = nullptr;
-  const Status found = FindGuard(*impl, cf->GetID(), &g);
-  if (!found.ok() || g == nullptr || !g->enabled()) return found;
+  GuardFamily* g = impl->Lookup(cf->GetID());
+  if (g == nullptr || !g->enabled()) return Status::OK();
   const rocksdb::Options options = db->GetOptions(cf);
   for (const std::string& file : files) {
     rocksdb::SstFileReader reader(options);

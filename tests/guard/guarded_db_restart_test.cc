@@ -1,6 +1,7 @@
 // GuardedDB restart: the saved guard is loaded only when it still describes
-// the DB; otherwise (writes or ingestion without the guard, damage,
-// truncation, another DB's file) it is rebuilt, and no key is ever missed.
+// the DB; otherwise (writes without the guard, damage, truncation, another
+// DB's file, an older format) it is rebuilt, and no key is ever missed.
+// SSTs the guard did not see written: guarded_db_foreign_sst_test.cc.
 
 #include <sstfilter/dynamic_cuckoo.h>
 
@@ -12,67 +13,11 @@
 #include <iterator>
 
 #include "guard/guard_file.h"
-#include "guard_test_util.h"
-#include "rocksdb/db_open.h"
+#include "guard_restart_fixture.h"
 
 namespace sstfilter {
 namespace test {
 namespace {
-
-class GuardedDBRestartTest : public ::testing::Test {
- protected:
-  std::unique_ptr<GuardedDB> Open(const std::string& path = "") {
-    std::unique_ptr<GuardedDB> db;
-    EXPECT_TRUE(GuardedDB::Open(options_, QuietGuard(), path.empty() ? dir_.path() : path, &db)
-                    .ok());
-    return db;
-  }
-  void Fill(int n) {
-    auto db = Open();
-    for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), KeyAt(i), "v").ok());
-    ASSERT_TRUE(db->Close().ok());
-  }
-  std::string GuardFile() const { return dir_.path() + "/SSTFILTER-GUARD"; }
-  std::string ReadGuardFile() const {
-    std::ifstream in(GuardFile(), std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void WriteGuardFile(const std::string& bytes) const {
-    std::ofstream(GuardFile(), std::ios::binary | std::ios::trunc) << bytes;
-  }
-  // Reopens and checks every key is found and absent ones are ruled out.
-  GuardStats Reopen(size_t keys) {
-    auto db = Open();
-    EXPECT_EQ(ExpectAllKeysFound(db.get()), keys);
-    std::string v;
-    for (int i = 0; i < 1000; ++i) {
-      EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), AbsentKeyAt(i), &v).IsNotFound());
-    }
-    EXPECT_GE(db->RuledOut(), 980u);
-    GuardStats s = db->GetGuardStats();
-    EXPECT_EQ(s.guard_errors, 0u);
-    EXPECT_TRUE(db->Close().ok());
-    return s;
-  }
-  // Another DB's one SST of 300 keys "zzz-...", compacted to the bottom
-  // (sequence numbers 0, as allow_db_generated_files requires).
-  void OtherDbSst(const TempDir& other, std::string* sst) {
-    std::unique_ptr<rocksdb::DB> raw;
-    ASSERT_TRUE(sstfilter::OpenDB(options_, other.path(), &raw).ok());
-    for (int i = 0; i < 300; ++i) ASSERT_TRUE(raw->Put({}, "zzz-" + KeyAt(i), "v").ok());
-    ASSERT_TRUE(raw->Flush({}).ok());
-    rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(raw->CompactRange(cro, nullptr, nullptr).ok());
-    std::vector<rocksdb::LiveFileMetaData> files;
-    raw->GetLiveFilesMetaData(&files);
-    ASSERT_EQ(files.size(), 1u);
-    *sst = files[0].db_path + files[0].name;
-    ASSERT_TRUE(raw->Close().ok());
-  }
-  TempDir dir_;
-  rocksdb::Options options_ = GuardTestOptions();
-};
 
 TEST_F(GuardedDBRestartTest, CloseSavesOpenLoads) {
   Fill(5000);
@@ -109,28 +54,6 @@ TEST_F(GuardedDBRestartTest, WritesWithoutTheGuardForceARebuild) {
   GuardStats s = Reopen(2001);
   EXPECT_TRUE(s.rebuilt);
   EXPECT_NE(s.rebuild_reason.find("without the guard"), std::string::npos) << s.rebuild_reason;
-}
-
-TEST_F(GuardedDBRestartTest, IngestionWithoutTheGuardForcesARebuild) {
-  Fill(2000);
-  const std::string sst = dir_.path() + "/../ingest-" + std::to_string(getpid()) + ".sst";
-  {
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options_);
-    ASSERT_TRUE(writer.Open(sst).ok());
-    ASSERT_TRUE(writer.Put("zzz-ingested", "v").ok());
-    ASSERT_TRUE(writer.Finish().ok());
-    std::unique_ptr<rocksdb::DB> raw;
-    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
-    const auto seq = raw->GetLatestSequenceNumber();
-    ASSERT_TRUE(raw->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
-    // The case the sequence number alone would miss.
-    EXPECT_EQ(raw->GetLatestSequenceNumber(), seq);
-    raw.reset();
-  }
-  std::remove(sst.c_str());
-  GuardStats s = Reopen(2001);
-  EXPECT_TRUE(s.rebuilt);
-  EXPECT_NE(s.rebuild_reason.find("ingested"), std::string::npos) << s.rebuild_reason;
 }
 
 // Writes made around an open guard, one path each. The hooks follow every
@@ -261,111 +184,6 @@ TEST_F(GuardedDBRestartTest, EveryGuardedWritePathStillLoads) {
     ASSERT_TRUE(db->Close().ok());
   }
 }
-
-// An ingestion RocksDB gives a sequence number cannot be told from a write
-// around the guard: even through the guard, the next Open rebuilds.
-TEST_F(GuardedDBRestartTest, IngestionWithASequenceNumberRebuildsNextOpen) {
-  Fill(500);
-  const std::string sst = dir_.path() + "/../guarded-ingest-" + std::to_string(getpid()) + ".sst";
-  {
-    auto db = Open();
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "zzz-1", "old").ok());  // in the memtable
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options_);
-    ASSERT_TRUE(writer.Open(sst).ok());
-    ASSERT_TRUE(writer.Put("zzz-1", "v").ok());
-    ASSERT_TRUE(writer.Put("zzz-2", "v").ok());
-    ASSERT_TRUE(writer.Finish().ok());
-    const auto seq = db->GetLatestSequenceNumber();
-    ASSERT_TRUE(db->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
-    ASSERT_GT(db->GetLatestSequenceNumber(), seq);
-    ASSERT_TRUE(db->Close().ok());
-  }
-  std::remove(sst.c_str());
-  GuardStats s = Reopen(502);
-  EXPECT_TRUE(s.rebuilt);
-}
-
-// A session without the guard that only compacted adds no key, but its
-// SSTs cannot be told from an ingestion's: the next Open rebuilds.
-TEST_F(GuardedDBRestartTest, CompactionWithoutTheGuardForcesARebuild) {
-  Fill(2000);
-  {
-    std::unique_ptr<rocksdb::DB> raw;
-    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
-    const auto seq = raw->GetLatestSequenceNumber();
-    rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(raw->CompactRange(cro, nullptr, nullptr).ok());
-    EXPECT_EQ(raw->GetLatestSequenceNumber(), seq);
-    raw.reset();
-  }
-  GuardStats s = Reopen(2000);
-  EXPECT_TRUE(s.rebuilt);
-  EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos) << s.rebuild_reason;
-  // The guard's own compactions are its session's: the next Open loads.
-  {
-    auto db = Open();
-    ASSERT_TRUE(db->GetGuardStats().loaded);
-    rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(db->CompactRange(cro, nullptr, nullptr).ok());
-    ASSERT_TRUE(db->Close().ok());
-  }
-  EXPECT_TRUE(Reopen(2000).loaded);
-}
-
-#if ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 5)
-// Another DB's SST ingested around the guard with allow_db_generated_files:
-// no sequence number, no SstFileWriter property. It used to be missed: the
-// saved guard loaded and ruled out every ingested key.
-TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileForcesARebuild) {
-  Fill(1000);
-  TempDir other;
-  std::string sst;
-  ASSERT_NO_FATAL_FAILURE(OtherDbSst(other, &sst));
-  rocksdb::IngestExternalFileOptions io;
-  io.allow_db_generated_files = true;
-  io.write_global_seqno = false;
-  // Between two guarded sessions: the next Open sees an SST of another
-  // session.
-  {
-    std::unique_ptr<rocksdb::DB> raw;
-    ASSERT_TRUE(sstfilter::OpenDB(options_, dir_.path(), &raw).ok());
-    const auto seq = raw->GetLatestSequenceNumber();
-    const rocksdb::Status s = raw->IngestExternalFile({sst}, io);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(raw->GetLatestSequenceNumber(), seq);
-    raw.reset();
-  }
-  GuardStats s = Reopen(1300);
-  EXPECT_TRUE(s.rebuilt);
-  EXPECT_NE(s.rebuild_reason.find("another session"), std::string::npos) << s.rebuild_reason;
-}
-
-// The same file ingested around an open guard: RocksDB reports it once the
-// file is visible, the family's guard switches itself off, and the session
-// saves no guard.
-TEST_F(GuardedDBRestartTest, IngestedDbGeneratedFileAroundAnOpenGuard) {
-  Fill(1000);
-  TempDir other;
-  std::string sst;
-  ASSERT_NO_FATAL_FAILURE(OtherDbSst(other, &sst));
-  {
-    auto db = Open();
-    rocksdb::IngestExternalFileOptions io;
-    io.allow_db_generated_files = true;
-    io.write_global_seqno = false;
-    const rocksdb::Status st = db->GetBaseDB()->IngestExternalFile({sst}, io);
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    EXPECT_EQ(db->GetGuardStats().disabled_families, 1u);
-    EXPECT_EQ(ExpectAllKeysFound(db.get()), 1300u);
-    ASSERT_TRUE(db->Close().ok());
-  }
-  GuardStats s = Reopen(1300);
-  EXPECT_TRUE(s.rebuilt);
-  EXPECT_EQ(s.rebuild_reason, "no saved guard");
-}
-#endif
 
 // A guard saved by an older build whose filter is of format version 1 to 3
 // (tests/data: those formats load read-only): rebuilt, every key found.

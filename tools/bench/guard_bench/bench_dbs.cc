@@ -1,5 +1,10 @@
 #include "bench_dbs.h"
 
+#include <algorithm>
+
+#include <rocksdb/utilities/transaction.h>
+#include <rocksdb/write_batch.h>
+
 #include "rocksdb/db_open.h"
 
 namespace guard_bench {
@@ -38,6 +43,24 @@ BenchDB::BenchDB(const rocksdb::Options& options, const sstfilter::GuardOptions&
   owner_.reset(db);
   txn_ = db;
   top_ = db;
+}
+
+void BenchDB::Fill(uint64_t n, const std::function<std::string(uint64_t)>& key,
+                   const std::function<rocksdb::Slice(uint64_t)>& value) {
+  for (uint64_t i = 0; i < n; i += 1000) {
+    rocksdb::WriteBatch b;
+    for (uint64_t j = i; j < std::min(n, i + 1000); ++j) b.Put(key(j), value(j));
+    top_->Write(rocksdb::WriteOptions(), &b);
+  }
+}
+
+rocksdb::Status BenchDB::WriteOne(const std::string& key, const rocksdb::Slice& value,
+                                  bool put) {
+  const rocksdb::WriteOptions wo;
+  if (txn_ == nullptr) return put ? top_->Put(wo, key, value) : top_->Delete(wo, key);
+  std::unique_ptr<rocksdb::Transaction> txn(txn_->BeginTransaction(wo));
+  rocksdb::Status s = put ? txn->Put(key, value) : txn->Delete(key);
+  return s.ok() ? txn->Commit() : s;
 }
 
 void BenchDB::Close() {

@@ -9,6 +9,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/transaction_db.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ class BenchDB {
   // Null without `guarded`.
   sstfilter::GuardedDB* guard() const { return guard_; }
   rocksdb::TransactionDB* txn() const { return txn_; }
+  // Puts keys [0, n), in batches of 1,000; key(i) and value(i) make them.
+  void Fill(uint64_t n, const std::function<std::string(uint64_t)>& key,
+            const std::function<rocksdb::Slice(uint64_t)>& value);
+  // One Put (or, `put` false, Delete): with transactions, a one-key
+  // transaction's commit.
+  rocksdb::Status WriteOne(const std::string& key, const rocksdb::Slice& value, bool put);
   // Closes it (the guard is saved).
   void Close();
 

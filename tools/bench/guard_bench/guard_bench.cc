@@ -23,7 +23,6 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/table.h>
-#include <rocksdb/utilities/transaction.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -37,6 +36,7 @@
 #include <vector>
 
 #include "bench_dbs.h"
+#include "workload.h"
 #include "rocksdb/db_open.h"
 
 DEFINE_uint64(num_keys, 2000000, "keys loaded before the runs");
@@ -81,35 +81,6 @@ std::string RandomBytes(size_t n) {
   std::string s(n, '\0');
   for (char& c : s) c = static_cast<char>(rng());
   return s;
-}
-
-struct Workload {
-  const char* name;
-  double target;       // minimum guarded/unguarded ratio, 0: reported only
-  const char* note;
-  // Runs `count` operations on one side.
-  std::function<void(rocksdb::DB* db, bool guarded, uint64_t count)> run;
-  uint64_t ops;         // per side and round
-  bool writes = false;  // changes the DB: sides interleaved in blocks
-};
-
-// Whether --workloads selects the workload `name` (a prefix of it listed).
-bool Selected(const std::string& name) {
-  if (FLAGS_workloads.empty()) return true;
-  size_t start = 0;
-  while (start <= FLAGS_workloads.size()) {
-    size_t end = FLAGS_workloads.find(',', start);
-    if (end == std::string::npos) end = FLAGS_workloads.size();
-    const std::string prefix = FLAGS_workloads.substr(start, end - start);
-    if (!prefix.empty() && name.compare(0, prefix.size(), prefix) == 0) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -197,22 +168,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "open %s: %s\n", wdir.c_str(), writes[g]->status().ToString().c_str());
       return 1;
     }
-    for (uint64_t i = 0; i < wn; i += 1000) {
-      rocksdb::WriteBatch b;
-      for (uint64_t j = i; j < std::min(wn, i + 1000); ++j) b.Put(Key(j), value(j));
-      writes[g]->top()->Write(rocksdb::WriteOptions(), &b);
-    }
+    writes[g]->Fill(wn, Key, value);
   }
   // One write on side g: a one-key transaction with --transactions.
   auto write = [&](int g, const std::string& key, const rocksdb::Slice& v, bool put) {
-    const rocksdb::WriteOptions wo;
-    rocksdb::TransactionDB* txn_db = writes[g]->txn();
-    if (txn_db == nullptr) {
-      return put ? writes[g]->top()->Put(wo, key, v) : writes[g]->top()->Delete(wo, key);
-    }
-    std::unique_ptr<rocksdb::Transaction> txn(txn_db->BeginTransaction(wo));
-    rocksdb::Status s = put ? txn->Put(key, v) : txn->Delete(key);
-    return s.ok() ? txn->Commit() : s;
+    return writes[g]->WriteOne(key, v, put);
   };
 
   std::mt19937_64 rng(42);
@@ -236,7 +196,7 @@ int main(int argc, char** argv) {
     return keys[rng() % keys.size()];
   };
 
-  std::vector<Workload> workloads = {
+  std::vector<guard_bench::Workload> workloads = {
       {"absent Get", 5.0, "", [&](rocksdb::DB* db, bool, uint64_t count) {
          std::string v;
          for (uint64_t i = 0; i < count; ++i) db->Get(ro, absent_keys[i % pool], &v);
@@ -304,8 +264,8 @@ int main(int argc, char** argv) {
   std::printf("| workload | unguarded ops/s | guarded ops/s | guarded/unguarded (median of rounds) | target |\n");
   std::printf("|---|---:|---:|---:|---|\n");
   bool all_hold = true;
-  for (Workload& w : workloads) {
-    if (!Selected(w.name)) continue;
+  for (guard_bench::Workload& w : workloads) {
+    if (!guard_bench::Selected(FLAGS_workloads, w.name)) continue;
     std::vector<double> rate[2];
     // A write workload changes what it measures: the memtable grows, a
     // flush or compaction starts in the background and takes a core. Run
@@ -336,7 +296,7 @@ int main(int argc, char** argv) {
     // back to back), which cancels most of a shared machine's drift.
     std::vector<double> ratios;
     for (int r = 0; r < FLAGS_rounds; ++r) ratios.push_back(rate[1][r] / rate[0][r]);
-    const double ratio = Median(ratios);
+    const double ratio = guard_bench::Median(ratios);
     std::string target = "reported";
     if (w.target > 0) {
       const bool holds = ratio >= w.target;
@@ -346,7 +306,8 @@ int main(int argc, char** argv) {
       target = buf;
     }
     if (*w.note) target += std::string(" (") + w.note + ")";
-    std::printf("| %s | %.0f | %.0f | %.2fx | %s |\n", w.name, Median(rate[0]), Median(rate[1]),
+    std::printf("| %s | %.0f | %.0f | %.2fx | %s |\n", w.name, guard_bench::Median(rate[0]),
+                guard_bench::Median(rate[1]),
                 ratio, target.c_str());
     std::fflush(stdout);
   }
