@@ -30,6 +30,9 @@ set(SSTFILTER_CORE_SOURCES
   plugin/dynamic/dynamic_cuckoo_format.cc
   plugin/dynamic/growing_filter.cc
   plugin/dynamic/growing_format.cc
+  plugin/dynamic/growing_insert.cc
+  plugin/dynamic/growing_layout.cc
+  plugin/dynamic/growing_resize.cc
   plugin/dynamic/growing_table.cc
   plugin/dynamic/legacy_format.cc
   plugin/dynamic/legacy_plan.cc
