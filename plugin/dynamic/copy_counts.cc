@@ -6,6 +6,7 @@
 #include "format/hash.h"
 
 namespace sstfilter {
+namespace dynamic_cuckoo {
 
 size_t CopyCounts::Home(uint64_t a, uint32_t b) const {
   return static_cast<size_t>(Mix64(a ^ (uint64_t{b} * 0x9e3779b97f4a7c15ULL)) &
@@ -88,4 +89,5 @@ void CopyCounts::Grow() {
   }
 }
 
+}  // namespace dynamic_cuckoo
 }  // namespace sstfilter

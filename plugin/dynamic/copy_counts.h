@@ -1,8 +1,7 @@
 // CopyCounts: a small exact multiset of (a, b) keys, a 64-bit and a 32-bit
-// part, with a count of 1 to 2^32 - 1 each. The dynamic cuckoo filter
-// keeps two: per member, the copies of a fingerprint in a bucket pair held
-// beyond its slots ((pair, fingerprint) -> extra copies), and the copies
-// an ambiguous Erase left in place (key hash -> copies).
+// part, with a count of 1 to 2^32 - 1 each. The growing filter keeps the
+// copies of a key held beyond its table's slots in one (first bucket and
+// payload -> copies, growing_filter.h).
 //
 // Open addressing with linear probing and backward-shift deletion, 16-byte
 // cells, doubled past 3/4 full: 21-43 bytes per key, 16 when full. Writer
@@ -15,6 +14,7 @@
 #include <vector>
 
 namespace sstfilter {
+namespace dynamic_cuckoo {
 
 class CopyCounts {
  public:
@@ -53,4 +53,5 @@ class CopyCounts {
   size_t used_ = 0;
 };
 
+}  // namespace dynamic_cuckoo
 }  // namespace sstfilter

@@ -3,7 +3,6 @@
 
 #include <atomic>
 
-#include "dynamic/eviction_path.h"
 #include "dynamic/growing_table.h"
 
 namespace sstfilter {
@@ -113,7 +112,18 @@ bool GrowingTable::Place(uint64_t i1, uint64_t e) {
 }
 
 bool GrowingTable::PathIsSimple(int32_t node) const {
-  return dynamic_cuckoo::PathIsSimple<kMaxDepth + 2>(nodes_, node);
+  // A path holds a root and at most a bucket per level; at that size a
+  // quadratic scan is cheaper than a set.
+  uint64_t path[kMaxDepth + 2];
+  size_t n = 0;
+  for (int32_t i = node; i >= 0; i = nodes_[i].parent) {
+    const uint64_t b = nodes_[i].bucket;
+    for (size_t j = 0; j < n; ++j) {
+      if (path[j] == b) return false;
+    }
+    path[n++] = b;
+  }
+  return true;
 }
 
 bool GrowingTable::SearchPlace(uint64_t i1, uint64_t e, std::atomic<uint64_t>* seq) {

@@ -166,6 +166,9 @@ class GrowingTable : public GrowingLayout {
   // Writes entry e (a = 0) of probe p in a free slot of its emptier bucket
   // (free1, free2: the buckets' free slots as bits, at least one set).
   void PlaceFree(const Probe& p, uint64_t e, uint32_t free1, uint32_t free2);
+  // Whether the path from nodes_[node] up to its root passes each bucket
+  // once, so that moving entries along it never overwrites a slot another
+  // move still reads.
   bool PathIsSimple(int32_t node) const;
 
   uint64_t entries_ = 0;

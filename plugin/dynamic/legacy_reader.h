@@ -35,63 +35,6 @@
 namespace sstfilter {
 namespace dynamic_cuckoo {
 
-class LegacyReader {
- public:
-  // `file`: a whole saved filter of version 1, 2 or 3, its 4-byte
-  // checksum last (the caller checked it). Accepts only what the writer of
-  // those versions produced: every size against the options' member
-  // schedule and the input's length, every slot and copy count; kCorrupt
-  // otherwise. On success *consumed is the bytes read: a checked filter's
-  // list of hashes follows, for the caller.
-  static DynamicStatus Load(std::string_view file, size_t* consumed,
-                            std::unique_ptr<LegacyReader>* out);
-
-  bool ContainsHash(uint64_t hash) const;
-  void PrefetchHash(uint64_t hash) const;
-  uint64_t Size() const { return size_; }
-  size_t MemoryBytes() const { return bytes_.size(); }
-  // The writer's model FPR, over the members.
-  double ExpectedFpr() const { return fpr_; }
-  // As saved; format_version is the file's (1 to 3).
-  const DynamicCuckooOptions& options() const { return options_; }
-  // The bytes Load read, which Save writes back.
-  const std::string& bytes() const { return bytes_; }
-
- private:
-  static constexpr unsigned kSlots = 4;
-  struct Member {
-    uint64_t base, buckets, level_mask;
-    unsigned level, l;
-    uint32_t stable_mask;
-    size_t words;       // offset of the slot words in bytes_
-    uint64_t num_words;
-    size_t zero;        // offset of the zero set's cells
-    uint64_t zero_cap;  // a power of two
-  };
-  struct Probe {
-    uint64_t i1, i2;
-    uint32_t fp;
-  };
-  LegacyReader() = default;
-  uint64_t Word(size_t offset, uint64_t i) const;
-  uint32_t Slot(const Member& m, uint64_t bucket, unsigned k) const;
-  static uint64_t Alt(const Member& m, uint64_t i, uint32_t fp);
-  static Probe ProbeFor(const Member& m, uint64_t hash);
-  bool ZeroHas(const Member& m, uint64_t bucket) const;
-  bool Contains(const Member& m, const Probe& p) const;
-  // Load's check of a member's slots and zero set: false if no writer
-  // could have left them; else their occupied slots and zero entries.
-  bool Count(const Member& m, uint64_t* slots, uint64_t* zeros) const;
-  // Load's body (legacy_format.cc), on a reader that holds the bytes.
-  bool Parse(size_t* consumed);
-
-  std::string bytes_;
-  DynamicCuckooOptions options_;
-  std::vector<Member> members_;
-  uint64_t size_ = 0;
-  double fpr_ = 0;
-};
-
 // The member schedule of versions 1 to 3 (legacy_plan.cc): a pure
 // function of the options, against which Load checks each member.
 namespace legacy {
@@ -129,6 +72,63 @@ bool WithinMaxBuckets(uint64_t base, unsigned level);
 double MemberFpr(uint64_t buckets, unsigned fp_bits, uint64_t entries, uint64_t zero_entries);
 
 }  // namespace legacy
+
+class LegacyReader {
+ public:
+  // `file`: a whole saved filter of version 1, 2 or 3, its 4-byte
+  // checksum last (the caller checked it). Accepts only what the writer of
+  // those versions produced: every size against the options' member
+  // schedule and the input's length, every slot and copy count; kCorrupt
+  // otherwise. On success *consumed is the bytes read: a checked filter's
+  // list of hashes follows, for the caller.
+  static DynamicStatus Load(std::string_view file, size_t* consumed,
+                            std::unique_ptr<LegacyReader>* out);
+
+  bool ContainsHash(uint64_t hash) const;
+  void PrefetchHash(uint64_t hash) const;
+  uint64_t Size() const { return size_; }
+  size_t MemoryBytes() const { return bytes_.size(); }
+  // The writer's model FPR, over the members.
+  double ExpectedFpr() const { return fpr_; }
+  // As saved; format_version is the file's (1 to 3).
+  const DynamicCuckooOptions& options() const { return options_; }
+  // The bytes Load read, which Save writes back.
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  static constexpr unsigned kSlots = legacy::kSlots;
+  struct Member {
+    uint64_t base, buckets, level_mask;
+    unsigned level, l;
+    uint32_t stable_mask;
+    size_t words;       // offset of the slot words in bytes_
+    uint64_t num_words;
+    size_t zero;        // offset of the zero set's cells
+    uint64_t zero_cap;  // a power of two
+  };
+  struct Probe {
+    uint64_t i1, i2;
+    uint32_t fp;
+  };
+  LegacyReader() = default;
+  uint64_t Word(size_t offset, uint64_t i) const;
+  uint32_t Slot(const Member& m, uint64_t bucket, unsigned k) const;
+  static uint64_t Alt(const Member& m, uint64_t i, uint32_t fp);
+  static Probe ProbeFor(const Member& m, uint64_t hash);
+  bool ZeroHas(const Member& m, uint64_t bucket) const;
+  bool Contains(const Member& m, const Probe& p) const;
+  // Load's check of a member's slots and zero set: false if no writer
+  // could have left them; else their occupied slots and zero entries.
+  bool Count(const Member& m, uint64_t* slots, uint64_t* zeros) const;
+  // Load's body (legacy_format.cc), on a reader that holds the bytes.
+  bool Parse(size_t* consumed);
+
+  std::string bytes_;
+  DynamicCuckooOptions options_;
+  std::vector<Member> members_;
+  uint64_t size_ = 0;
+  double fpr_ = 0;
+};
 
 }  // namespace dynamic_cuckoo
 }  // namespace sstfilter
