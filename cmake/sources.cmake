@@ -1,13 +1,15 @@
 # The library's sources, relative to the project root: one list for our own
 # build (CMakeLists.txt) and for RocksDB's in-tree plugin build
 # (cmake/rocksdb_plugin.cmake). Layers, lowest first; a file includes only
-# its own layer and those listed before it (tools/scripts/check_layers.sh):
+# its own layer and those listed before it, never a sibling of the same
+# rank (tools/scripts/check_layers.py; the LevelDB adapter, built apart in
+# plugin/leveldb/, ranks with rocksdb):
 #   format      hash, coding, the trailer
 #   filters     Bloom, cuckoo, fuse, the small form, the planner
-#   dynamic     the dynamic cuckoo filter
+#   dynamic     the dynamic cuckoo filter          (same rank as allocation)
 #   allocation  per-level budgets and the level model
 #   rocksdb     the RocksDB policy, registration, the built-in family
-#   guard       the key guard (GuardedDB)
+#   guard       the key guard (GuardedDB)          (same rank as migrate)
 #   migrate     rewriting a DB's filters
 
 # Engine-free: filters on 64-bit hashes, no engine header.
