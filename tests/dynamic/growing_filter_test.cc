@@ -1,7 +1,8 @@
-// The dynamic cuckoo filter's next table (dynamic/growing_table.h) and its
-// growth (dynamic/growing_filter.h): entry coding, splits and widenings
-// that keep every entry, erases that never take another key's only entry,
-// and an FPR that stays within its target at every size.
+// The growing table of the dynamic cuckoo filter's format version 5
+// (dynamic/growing_table.h, growing_layout.h) and its growth
+// (dynamic/growing_filter.h): entry coding, splits and widenings that keep
+// every entry, erases that never take another key's only entry, and an FPR
+// that stays within its target at every size.
 
 #include <gtest/gtest.h>
 
