@@ -5,7 +5,7 @@
 # rank (tools/scripts/check_layers.py; the LevelDB adapter, built apart in
 # plugin/leveldb/, ranks with rocksdb):
 #   format      hash, coding, the trailer
-#   filters     Bloom, cuckoo, fuse, the small form, the planner
+#   filters     Bloom, cuckoo, fuse, bumped ribbon, the small form, the planner
 #   dynamic     the dynamic cuckoo filter          (same rank as allocation)
 #   allocation  per-level budgets and the level model
 #   rocksdb     the RocksDB policy, registration, the built-in family
@@ -17,6 +17,10 @@ set(SSTFILTER_CORE_SOURCES
   plugin/format/hash.cc
   plugin/format/trailer.cc
   plugin/filters/bloom.cc
+  plugin/filters/burr_banding.cc
+  plugin/filters/burr_builder.cc
+  plugin/filters/burr_format.cc
+  plugin/filters/burr_shape.cc
   plugin/filters/cuckoo_builder.cc
   plugin/filters/cuckoo_reader.cc
   plugin/filters/cuckoo_table.cc

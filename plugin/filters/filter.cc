@@ -38,6 +38,8 @@ bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
       return ParseCuckooLayout(trailer, data, f->payload_size, &f->cuckoo);
     case FilterKind::kFuse:
       return ParseFuseLayout(trailer, data, f->payload_size, &f->fuse);
+    case FilterKind::kBurr:
+      return ParseBurrLayout(trailer, data, f->payload_size, &f->burr);
     case FilterKind::kSmallSet:
       break;  // never a version-1 kind (ParseTrailer refuses it)
   }

@@ -148,6 +148,13 @@ void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, s
     case FilterKind::kBloom:
       AppendBloomFilter(plan.bloom, *hashes, dst);
       break;
+    case FilterKind::kBurr:
+      // Every attempt failing has never been seen; the plan's Bloom filter
+      // of the budget is a correct filter all the same.
+      if (!AppendBurrFilter(plan.burr.payload_bytes, hashes, dst)) {
+        AppendBloomFilter(plan.bloom, *hashes, dst);
+      }
+      break;
     case FilterKind::kSmallSet:
       // Not this function's (planner.h); should a caller pass one all the
       // same, a correct filter of the planned bytes, never a miss.

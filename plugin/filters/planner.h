@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "filters/bloom.h"
+#include "filters/burr_filter.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/filter_spec.h"
 #include "filters/fuse_filter.h"
@@ -52,6 +53,7 @@ struct FilterPlan {
   BloomShape bloom;
   CuckooShape cuckoo;
   FuseShape fuse;
+  BurrShape burr;
 };
 
 // A cache-local Bloom filter of `bits_per_key` (taken as ClampBitsPerKey

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "filters/bloom.h"
+#include "filters/burr_reader.h"
 #include "filters/cuckoo_reader.h"
 #include "filters/filter.h"
 #include "filters/fuse_reader.h"
@@ -39,6 +40,7 @@ struct ParsedFilter {
   CuckooLayout cuckoo;  // cuckoo kinds only
   FuseLayout fuse;      // fuse only
   SmallLayout small;    // small form only
+  BurrLayout burr;      // bumped ribbon only
 };
 
 // The one place that decides whether filter bytes are trusted. A version-1
@@ -98,6 +100,8 @@ auto WithFilterReader(const char* data, size_t size, ChecksumCheck check, Fn&& f
         return fn(FuseReader<4>(f.param_a, f.fuse));
       case FilterKind::kSmallSet:
         return fn(SmallReader(data, size, f.small));
+      case FilterKind::kBurr:
+        return fn(BurrReader(f.burr));
     }
   }
   return fn(AlwaysMatchReader());

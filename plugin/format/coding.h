@@ -45,6 +45,10 @@ inline void EncodeFixed64(char* p, uint64_t v) {
 #endif
 }
 
+inline void EncodeFixed32(char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(v >> (8 * i));
+}
+
 inline void PutFixed32(std::string* dst, uint32_t v) {
   char buf[4];
   for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(v >> (8 * i));

@@ -23,7 +23,8 @@ bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
   if (version_byte != (kMarkerNibble | kFormatVersion)) return false;
   const auto kind = static_cast<uint8_t>(t[0]);
   if (kind < static_cast<uint8_t>(FilterKind::kBloom) ||
-      kind > static_cast<uint8_t>(FilterKind::kFuse)) {
+      kind > static_cast<uint8_t>(FilterKind::kBurr) ||
+      kind == static_cast<uint8_t>(FilterKind::kSmallSet)) {
     return false;
   }
   if (check == ChecksumCheck::kVerify && !TrailerChecksumMatches(data, size)) return false;

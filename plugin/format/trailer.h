@@ -29,6 +29,7 @@ enum class FilterKind : uint8_t {
   // trailer, and 5 is never a version-1 kind byte; the value only names
   // it in memory.
   kSmallSet = 5,
+  kBurr = 6,  // bumped ribbon filter
 };
 
 constexpr size_t kTrailerSize = 8;
@@ -39,8 +40,9 @@ constexpr uint8_t kMarkerNibble = 0xF0;
 
 struct Trailer {
   FilterKind kind = FilterKind::kBloom;
-  uint8_t param_a = 0;  // Bloom: probes per key; cuckoo, fuse: fingerprint bits
-  uint8_t param_b = 0;  // Bloom: 0; cuckoo: stash entries; fuse: arity
+  uint8_t param_a = 0;  // Bloom: probes per key; cuckoo, fuse: fingerprint bits;
+                        // bumped ribbon: solution columns of the narrow blocks
+  uint8_t param_b = 0;  // Bloom, bumped ribbon: 0; cuckoo: stash entries; fuse: arity
 };
 
 // Appends the trailer to *dst, with the checksum computed over

@@ -1,0 +1,139 @@
+// Bumped ribbon filter reader. In a header so that engine adapters can
+// hold the concrete (final) type and skip a virtual call per query
+// (reader_dispatch.h); everyone else gets it through NewFilterReader.
+
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "filters/burr_filter.h"
+#include "filters/burr_hashing.h"
+#include "filters/filter.h"
+#include "format/coding.h"
+#include "format/trailer.h"
+
+namespace sstfilter {
+
+constexpr FilterKind kBurrKind = FilterKind::kBurr;
+
+// Solution columns of block `block` in a layer whose first `narrow_blocks`
+// blocks have `columns` and the rest columns + 1.
+SSTFILTER_ALWAYS_INLINE int BurrColumnsOfBlock(uint64_t block, uint64_t narrow_blocks, int columns) {
+  return columns + (block >= narrow_blocks ? 1 : 0);
+}
+
+// Index of block `block`'s first solution word in its layer (blocks are
+// stored in order, each as its columns' words).
+SSTFILTER_ALWAYS_INLINE uint64_t BurrFirstWordOfBlock(uint64_t block, uint64_t narrow_blocks,
+                                                      int columns) {
+  return block * static_cast<uint64_t>(columns) + (block > narrow_blocks ? block - narrow_blocks : 0);
+}
+
+struct BurrLayerView {
+  uint64_t starts = 0;         // slots - 63
+  uint64_t narrow_blocks = 0;  // blocks with `columns` columns, at the front
+  const uint8_t* codes = nullptr;
+  const char* words = nullptr;
+};
+
+// The parsed shape of a bumped ribbon payload.
+struct BurrLayout {
+  uint64_t seed = 0;
+  int columns = 0;
+  int layers = 0;
+  BurrLayerView layer[kBurrMaxLayers];
+};
+
+// Checks trailer parameters, header and payload size against what the
+// builder writes; fills *layout on success.
+bool ParseBurrLayout(const Trailer& trailer, const char* payload, size_t payload_size,
+                     BurrLayout* layout);
+
+// The FPR of the filter `layout` describes over random non-keys: per
+// layer, the share of starts not bumped, each checked on its block's
+// column count, and the rest carried to the next layer. For tools and
+// tests (a pass over every start).
+double BurrLayoutFpr(const BurrLayout& layout);
+
+class BurrReader final : public FilterReader {
+ public:
+  // Requires ParseBurrLayout to have accepted the bytes.
+  explicit BurrReader(const BurrLayout& layout) : layout_(layout) {}
+
+  bool MayMatch(uint64_t hash) const override {
+    uint64_t h = BurrHashing::FirstLayer(hash, layout_.seed);
+    for (int l = 0; l < layout_.layers; ++l) {
+      const BurrLayerView& layer = layout_.layer[l];
+      const uint64_t start = FastRange64(h, layer.starts);
+      if (!Bumped(layer, start)) return Check(layer, start, h);
+      h = BurrHashing::NextLayer(h);
+    }
+    return true;  // bumped from the last layer: never written
+  }
+
+  void MayMatchBatch(size_t n, const uint64_t* hashes, bool* results) const override {
+    constexpr size_t kChunk = 32;
+    uint64_t h[kChunk];
+    uint64_t s[kChunk];
+    const BurrLayerView& first = layout_.layer[0];
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = std::min(kChunk, n - base);
+      for (size_t i = 0; i < m; ++i) {
+        h[i] = BurrHashing::FirstLayer(hashes[base + i], layout_.seed);
+        s[i] = FastRange64(h[i], first.starts);
+        const uint64_t block = s[i] >> 6;
+        __builtin_prefetch(first.codes + (s[i] >> (kBurrBucketLog + 2)));
+        const char* w = first.words + 8 * BurrFirstWordOfBlock(block, first.narrow_blocks, layout_.columns);
+        __builtin_prefetch(w);
+        __builtin_prefetch(w + 8 * layout_.columns);
+      }
+      for (size_t i = 0; i < m; ++i) {
+        results[base + i] = Bumped(first, s[i]) ? MayMatch(hashes[base + i]) : Check(first, s[i], h[i]);
+      }
+    }
+  }
+
+ private:
+  SSTFILTER_ALWAYS_INLINE static bool Bumped(const BurrLayerView& layer, uint64_t start) {
+    const uint64_t bucket = start >> kBurrBucketLog;
+    const unsigned code = (layer.codes[bucket >> 2] >> (2 * (bucket & 3))) & 3;
+    return (start & (kBurrBucketSize - 1)) < BurrThreshold(code);
+  }
+
+  // The parity of the row with each column's 64 solution bits from
+  // `start` (two words, unless start is a block's first slot) is the
+  // key's fingerprint bit. Columns go four at a time, and the first four
+  // settle 15 of 16 non-keys, so most negative queries read four words of
+  // each block.
+  SSTFILTER_ALWAYS_INLINE bool Check(const BurrLayerView& layer, uint64_t start, uint64_t h) const {
+    const uint64_t block = start >> 6;
+    const unsigned shift = static_cast<unsigned>(start & 63);
+    const int c = BurrColumnsOfBlock(block, layer.narrow_blocks, layout_.columns);
+    const char* w = layer.words + 8 * BurrFirstWordOfBlock(block, layer.narrow_blocks, layout_.columns);
+    const char* next = w + 8 * c;
+    const uint64_t row = BurrHashing::Row(h);
+    const uint32_t fp = BurrHashing::Fingerprint(h);
+    // With shift 0 the next block adds nothing (and may not exist): its
+    // words are shifted out entirely, by two steps as a 64-bit shift is
+    // undefined.
+    const uint64_t keep_next = shift == 0 ? 0 : ~uint64_t{0};
+    const unsigned up = (64 - shift) & 63;
+    for (int j0 = 0; j0 < c; j0 += 4) {
+      const int end = std::min(c, j0 + 4);
+      uint32_t found = 0;
+      for (int j = j0; j < end; ++j) {
+        const uint64_t high = shift == 0 ? 0 : DecodeFixed64(next + 8 * j) << up;
+        const uint64_t bits = (DecodeFixed64(w + 8 * j) >> shift) | (high & keep_next);
+        found |= static_cast<uint32_t>(__builtin_popcountll(bits & row) & 1) << (j - j0);
+      }
+      const uint32_t want = (fp >> j0) & ((uint32_t{1} << (end - j0)) - 1);
+      if (found != want) return false;
+    }
+    return true;
+  }
+
+  BurrLayout layout_;
+};
+
+}  // namespace sstfilter
