@@ -6,15 +6,13 @@
 #include <mutex>
 #include <utility>
 
+#include "allocation/fpr_hull.h"
 #include "filters/bloom.h"
 #include "filters/planner.h"
 #include "format/hash.h"
 
 namespace sstfilter {
 namespace {
-
-// Bits/key grid of the solver.
-constexpr double kGridStep = 1.0 / 16;
 
 // Picks, for Lagrange multiplier `lambda`, each class's grid point
 // minimising probes * fpr + lambda * share * bits (into choice); returns the average
@@ -40,9 +38,9 @@ double Choose(const std::vector<FprCurve::Point>& curve, const std::vector<RunCl
 }  // namespace
 
 FprCurve::FprCurve(const FilterSpec& budget) : budget_(budget) {
-  const double hi = std::min(kMaxBitsPerKey, 3 * budget.bits_per_key + 12);
+  const double hi = std::min(kMaxBitsPerKey, FprGridEnd(budget.bits_per_key));
   std::vector<Point> grid;
-  for (double bits = kMinBitsPerKey; bits <= hi + 1e-9; bits += kGridStep) {
+  for (double bits = kMinBitsPerKey; bits <= hi + 1e-9; bits += kFprGridStep) {
     Point p;
     if (BestAt(bits, &p)) grid.push_back(p);
   }
@@ -50,19 +48,12 @@ FprCurve::FprCurve(const FilterSpec& budget) : budget_(budget) {
   // fingerprint bit), and a point inside a step is never worth its bits.
   // Without this, the solver could leave the bottom level just below a
   // step, at twice the FPR, to save a twentieth of a bit.
+  // Where the FPR stops falling (the widest fingerprint), the later point
+  // of a flat stretch replaces the earlier one, so the curve ends where the
+  // grid does.
   for (const Point& p : grid) {
     while (!points_.empty() && p.fpr >= points_.back().fpr) points_.pop_back();
-    while (points_.size() >= 2) {
-      const Point& a = points_[points_.size() - 2];
-      const Point& b = points_.back();
-      // Drop b if it lies on or above the segment from a to p.
-      if ((b.fpr - a.fpr) * (p.bits - a.bits) >= (p.fpr - a.fpr) * (b.bits - a.bits)) {
-        points_.pop_back();
-      } else {
-        break;
-      }
-    }
-    points_.push_back(p);
+    PushOnLowerHull(&points_, p);
   }
 }
 

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation/fpr_hull.h"
 #include "allocation/probe_share.h"
 #include "allocation/tree_allocation.h"
 #include "filters/filter_spec.h"
@@ -61,14 +62,12 @@ struct Run {
   Point optimum;  // where Optimum puts it
 };
 
-constexpr double kGridStep = 1.0 / 16;
-
 std::vector<Point> Hull(const FilterSpec& budget, const Run& run) {
   std::vector<Point> grid;
   const FilterType types[] = {budget.type, FilterType::kBloom};
   for (FilterType type : types) {
-    const double hi = std::min(MaxBitsPerKey(type), 3 * budget.bits_per_key + 12);
-    for (double b = MinBitsPerKey(type); b <= hi + 1e-9; b += kGridStep) {
+    const double hi = std::min(MaxBitsPerKey(type), FprGridEnd(budget.bits_per_key));
+    for (double b = MinBitsPerKey(type); b <= hi + 1e-9; b += kFprGridStep) {
       const RunCost c = ExpectedRunCost(FilterSpec{type, b}, run.keys, run.files);
       grid.push_back({8 * c.bytes / run.keys, c.fpr});
     }
@@ -77,19 +76,12 @@ std::vector<Point> Hull(const FilterSpec& budget, const Run& run) {
   std::sort(grid.begin(), grid.end(), [](const Point& a, const Point& b) {
     return a.bits < b.bits || (a.bits == b.bits && a.fpr < b.fpr);
   });
+  // Two types' points interleave: one with no lower FPR than a point of
+  // fewer bits is never worth its bits.
   std::vector<Point> hull;
   for (const Point& p : grid) {
     if (!hull.empty() && p.fpr >= hull.back().fpr) continue;
-    while (hull.size() >= 2) {
-      const Point& a = hull[hull.size() - 2];
-      const Point& b = hull.back();
-      if ((b.fpr - a.fpr) * (p.bits - a.bits) >= (p.fpr - a.fpr) * (b.bits - a.bits)) {
-        hull.pop_back();
-      } else {
-        break;
-      }
-    }
-    hull.push_back(p);
+    PushOnLowerHull(&hull, p);
   }
   return hull;
 }
