@@ -69,11 +69,16 @@ class Lane {
   // The walk found a free slot: it becomes the row's pivot. Each of these
   // sets *w to the lane's next walk, or returns false if the lane is done
   // (or paused).
-  bool Placed(const Walk& ended, Walk* w) {
+  // Inlined into the stepping loop: once per key, and its common case is
+  // the next key of the same bucket.
+  SSTFILTER_ALWAYS_INLINE bool Placed(const Walk& ended, Walk* w) {
     rows_[ended.i] = ended.row;
     rhs_[ended.i] = ended.fp;
     fills_.push_back(Fill{Offset(), ended.i});
-    return NextKey(w);
+    if (__builtin_expect(key_ == bucket_first_, 0)) return EndBucket(w);
+    --key_;
+    StartWalk(w);
+    return true;
   }
 
   // The row cancelled out: implied by the rows in if its fingerprint did
@@ -114,20 +119,23 @@ class Lane {
     rhs_[slot] = 0;
   }
 
-  void StartWalk(Walk* w) {
+  SSTFILTER_ALWAYS_INLINE void StartWalk(Walk* w) {
     const uint64_t h = hashes_[key_];
     start_ = BurrHashing::Start(h, slots_);
     *w = Walk{start_, BurrHashing::Row(h), BurrHashing::Fingerprint(h)};
   }
 
   bool NextKey(Walk* w) {
-    if (key_ == bucket_first_) {
-      layer_->pivots += fills_.size();
-      return NextBucket(w);
-    }
+    if (key_ == bucket_first_) return EndBucket(w);
     --key_;
     StartWalk(w);
     return true;
+  }
+
+  // Every key of the bucket is in: count its pivots, go to the next.
+  __attribute__((noinline)) bool EndBucket(Walk* w) {
+    layer_->pivots += fills_.size();
+    return NextBucket(w);
   }
 
   bool NextBucket(Walk* w) {

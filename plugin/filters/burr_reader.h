@@ -102,35 +102,41 @@ class BurrReader final : public FilterReader {
   }
 
   // The parity of the row with each column's 64 solution bits from
-  // `start` (two words, unless start is a block's first slot) is the
-  // key's fingerprint bit. Columns go four at a time, and the first four
-  // settle 15 of 16 non-keys, so most negative queries read four words of
-  // each block.
+  // `start` is the key's fingerprint bit. Those bits are the column's word
+  // in this block from bit `shift` on and its word in the next block below
+  // bit `shift`, so the row is split once instead of each word shifted:
+  // parity((a & row << shift) ^ (b & row >> (64 - shift))). With shift 0
+  // the second part is empty, and b is read from this block (the last
+  // block has no next). The first four columns settle 15 of 16 non-keys,
+  // so they go first, unrolled, with one exit; the rest only for what
+  // passes them.
   SSTFILTER_ALWAYS_INLINE bool Check(const BurrLayerView& layer, uint64_t start, uint64_t h) const {
     const uint64_t block = start >> 6;
     const unsigned shift = static_cast<unsigned>(start & 63);
     const int c = BurrColumnsOfBlock(block, layer.narrow_blocks, layout_.columns);
     const char* w = layer.words + 8 * BurrFirstWordOfBlock(block, layer.narrow_blocks, layout_.columns);
-    const char* next = w + 8 * c;
+    const char* next = shift == 0 ? w : w + 8 * c;
     const uint64_t row = BurrHashing::Row(h);
+    const uint64_t row_here = row << shift;
+    const uint64_t row_next = (row >> 1) >> (63 - shift);
     const uint32_t fp = BurrHashing::Fingerprint(h);
-    // With shift 0 the next block adds nothing (and may not exist): its
-    // words are shifted out entirely, by two steps as a 64-bit shift is
-    // undefined.
-    const uint64_t keep_next = shift == 0 ? 0 : ~uint64_t{0};
-    const unsigned up = (64 - shift) & 63;
-    for (int j0 = 0; j0 < c; j0 += 4) {
-      const int end = std::min(c, j0 + 4);
-      uint32_t found = 0;
-      for (int j = j0; j < end; ++j) {
-        const uint64_t high = shift == 0 ? 0 : DecodeFixed64(next + 8 * j) << up;
-        const uint64_t bits = (DecodeFixed64(w + 8 * j) >> shift) | (high & keep_next);
-        found |= static_cast<uint32_t>(__builtin_popcountll(bits & row) & 1) << (j - j0);
-      }
-      const uint32_t want = (fp >> j0) & ((uint32_t{1} << (end - j0)) - 1);
-      if (found != want) return false;
+    auto column = [&](int j) {
+      return Parity((DecodeFixed64(w + 8 * j) & row_here) ^ (DecodeFixed64(next + 8 * j) & row_next));
+    };
+    int j = 0;
+    if (c >= 4) {
+      const uint32_t first = column(0) | column(1) << 1 | column(2) << 2 | column(3) << 3;
+      if (first != (fp & 15)) return false;
+      j = 4;
     }
-    return true;
+    uint32_t found = 0;
+    for (int k = j; k < c; ++k) found |= column(k) << k;
+    const uint32_t mask = (c >= 32 ? ~uint32_t{0} : (uint32_t{1} << c) - 1) & ~((uint32_t{1} << j) - 1);
+    return found == (fp & mask);
+  }
+
+  SSTFILTER_ALWAYS_INLINE static uint32_t Parity(uint64_t x) {
+    return static_cast<uint32_t>(__builtin_parityll(x));
   }
 
   BurrLayout layout_;

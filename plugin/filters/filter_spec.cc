@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "filters/bloom.h"
+#include "filters/burr_filter.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/fuse_filter.h"
 
@@ -23,6 +24,8 @@ const char* FilterTypeName(FilterType type) {
       return "cuckoo_semisorted";
     case FilterType::kFuse:
       return "fuse";
+    case FilterType::kBurr:
+      return "burr";
   }
   return "unknown";
 }
@@ -30,7 +33,7 @@ const char* FilterTypeName(FilterType type) {
 const std::vector<FilterType>& AllFilterTypes() {
   static const std::vector<FilterType> types = {
       FilterType::kBloom, FilterType::kCuckoo, FilterType::kCuckooPlain,
-      FilterType::kCuckooSemiSorted, FilterType::kFuse};
+      FilterType::kCuckooSemiSorted, FilterType::kFuse, FilterType::kBurr};
   return types;
 }
 
@@ -52,6 +55,8 @@ double MinBitsPerKey(FilterType type) {
       return kMinPlainCuckooBitsPerKey;
     case FilterType::kFuse:
       return kMinFuseBitsPerKey;
+    case FilterType::kBurr:
+      return kMinBurrBitsPerKey;
     default:
       return kMinCuckooBitsPerKey;
   }
@@ -109,6 +114,8 @@ std::unique_ptr<FilterBuilder> NewBuilderOfKind(const FilterSpec& spec) {
       return std::make_unique<CuckooBuilder>(spec.bits_per_key, CuckooVariantOf(spec.type));
     case FilterType::kFuse:
       return std::make_unique<FuseBuilder>(spec.bits_per_key);
+    case FilterType::kBurr:
+      return std::make_unique<BurrBuilder>(spec.bits_per_key);
   }
   return nullptr;
 }

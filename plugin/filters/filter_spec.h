@@ -18,6 +18,7 @@ enum class FilterType {
   kCuckooPlain,        // "cuckoo_plain"
   kCuckooSemiSorted,   // "cuckoo_semisorted"
   kFuse,               // "fuse": binary fuse
+  kBurr,               // "burr": bumped ribbon
 };
 
 struct FilterSpec {
@@ -25,7 +26,7 @@ struct FilterSpec {
   double bits_per_key = 10;
 };
 
-// "bloom", "cuckoo", "cuckoo_plain", "cuckoo_semisorted", "fuse".
+// "bloom", "cuckoo", "cuckoo_plain", "cuckoo_semisorted", "fuse", "burr".
 const char* FilterTypeName(FilterType type);
 const std::vector<FilterType>& AllFilterTypes();
 bool FilterTypeFromName(const std::string& name, FilterType* type);

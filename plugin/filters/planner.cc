@@ -67,6 +67,24 @@ FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
   return cuckoo_fpr < bloom_fpr ? cuckoo : bloom;
 }
 
+FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinBurrBitsPerKey, kMaxBitsPerKey);
+  const FilterPlan other = PlanFuse(num_keys, bits_per_key);
+  const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key);
+  const double floor = std::ldexp(1.0, -kMaxBurrColumns);
+  if (shape.payload_bytes == 0 ||
+      std::max(floor, shape.expected_fpr) > std::max(floor, other.expected_fpr)) {
+    return other;
+  }
+  FilterPlan plan;
+  plan.kind = FilterKind::kBurr;
+  plan.burr = shape;
+  plan.bytes = shape.payload_bytes + kTrailerSize;
+  plan.expected_fpr = shape.expected_fpr;
+  plan.bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes).bloom;
+  return plan;
+}
+
 FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys) {
   switch (spec.type) {
     case FilterType::kBloom:
@@ -77,6 +95,8 @@ FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys) {
       return PlanCuckoo(num_keys, spec.bits_per_key, CuckooVariantOf(spec.type));
     case FilterType::kFuse:
       return PlanFuse(num_keys, spec.bits_per_key);
+    case FilterType::kBurr:
+      return PlanBurr(num_keys, spec.bits_per_key);
   }
   return PlanBloom(num_keys, spec.bits_per_key, BloomSizing::kWholeLines);
 }

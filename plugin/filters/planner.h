@@ -72,6 +72,15 @@ FilterPlan PlanCuckoo(size_t num_keys, double bits_per_key, CuckooVariant varian
 // 30 probes cost 30 cache misses.
 FilterPlan PlanFuse(size_t num_keys, double bits_per_key);
 
+// The more accurate of a bumped ribbon filter at `bits_per_key` (within
+// [kMinBurrBitsPerKey, kMaxBitsPerKey]) and what PlanFuse plans there,
+// which takes over at small key counts (a few thousand keys and fewer,
+// where the header, the last layers' free slots and whole blocks cost
+// more than fuse's or cuckoo's overhead); the bumped ribbon filter on a
+// tie. Its plan.bloom is the Bloom filter written should every attempt
+// fail.
+FilterPlan PlanBurr(size_t num_keys, double bits_per_key);
+
 // The plan of spec.type at spec.bits_per_key, as above; the small form is
 // not considered (WithSmallForm).
 FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys);

@@ -83,7 +83,7 @@ TEST(PlannerTest, PlansKeepTheBudget) {
         const double slack = type == FilterType::kBloom ? 512 : 8;
         EXPECT_LE(payload_bits, std::ceil(n * bits) + slack)
             << FilterTypeName(type) << " " << bits << " n=" << n;
-        if (type != FilterType::kBloom && type != FilterType::kFuse) {
+        if (CuckooVariantOf(type) != CuckooVariant::kAuto || type == FilterType::kCuckoo) {
           // Bloom exactly where no cuckoo table fits the budget.
           const bool fits = ChooseCuckooShape(n, bits, CuckooVariantOf(type)).fits_budget;
           EXPECT_EQ(plan.kind == FilterKind::kBloom, !fits) << FilterTypeName(type) << " n=" << n;
@@ -112,6 +112,26 @@ TEST(PlannerTest, FuseBudgetsTakeTheMostAccurateKind) {
   EXPECT_GT(kinds_seen[0], 0);
   EXPECT_GT(kinds_seen[1], 0);
   EXPECT_GT(kinds_seen[2], 0);
+}
+
+// Bumped ribbon budgets get the bumped ribbon filter, or where PlanFuse's
+// choice is more accurate (small key counts) that; both answers occur.
+TEST(PlannerTest, BurrBudgetsTakeTheMoreAccurateOfBurrAndFusesChoice) {
+  int burr = 0, other = 0;
+  for (double bits : {4.0, 6.0, 10.0, 16.0, 23.5}) {
+    for (size_t n : kCounts) {
+      const FilterPlan plan = PlanBurr(n, bits);
+      const FilterPlan fuse = PlanFuse(n, bits);
+      const double floor = std::ldexp(1.0, -kMaxBurrColumns);
+      EXPECT_LE(std::max(plan.expected_fpr, floor), std::max(fuse.expected_fpr, floor)) << bits << " " << n;
+      EXPECT_LE(plan.bytes, std::max(fuse.bytes, static_cast<size_t>(n * bits / 8))) << bits << " " << n;
+      ++(plan.kind == FilterKind::kBurr ? burr : other);
+    }
+    // Large filters are bumped ribbon filters.
+    EXPECT_EQ(PlanBurr(100000, bits).kind, FilterKind::kBurr) << bits;
+  }
+  EXPECT_GT(burr, 0);
+  EXPECT_GT(other, 0);
 }
 
 // The small form only where it is more accurate, never for 0 keys or more

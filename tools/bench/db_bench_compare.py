@@ -64,7 +64,7 @@ READS = [  # (benchmark, extra db_bench flags)
 
 # Table order within one bits/key group.
 FAMILIES = ["builtin_bloom", "builtin_ribbon", "builtin_ribbonmem", "sstfilter_bloom", "sstfilter_cuckoo",
-            "sstfilter_fuse"]
+            "sstfilter_fuse", "sstfilter_burr"]
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)

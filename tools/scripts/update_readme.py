@@ -20,8 +20,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # The headline: rows (configs) and columns of db_bench.md.
 HEADLINE_ROWS = ["builtin_bloom_10", "builtin_ribbonmem_10", "sstfilter_cuckoo_10",
-                 "sstfilter_fuse_10", "builtin_bloom_16", "builtin_ribbonmem_16",
-                 "sstfilter_cuckoo_16", "sstfilter_fuse_16"]
+                 "sstfilter_fuse_10", "sstfilter_burr_10", "builtin_bloom_16",
+                 "builtin_ribbonmem_16", "sstfilter_cuckoo_16", "sstfilter_fuse_16",
+                 "sstfilter_burr_16"]
 HEADLINE_COLUMNS = ["config", "bytes/key", "FPR", "data reads/1k miss", "readmissing ops/s"]
 
 

@@ -30,6 +30,9 @@ const KnownFilter kKnownFilters[] = {
     {"fuse",
      "sstfilter's binary fuse filter, fingerprint width and arity picked "
      "for the lowest FPR within the budget (sstfilter.fuse)"},
+    {"burr",
+     "sstfilter's bumped ribbon filter, solution columns filling the budget "
+     "(sstfilter.burr)"},
     {"rocksdb_bloom",
      "RocksDB's FastLocalBloom, rocksdb::NewBloomFilterPolicy(bpk): the "
      "baseline of every ratio"},
