@@ -7,12 +7,15 @@
 // the bytes pass the reader's own checks, that every added hash matches
 // (single, batched, one-shot), and that the same hashes give the same bytes.
 // Input layout:
-//   byte 0: builder (mod 6): the five filter types of AllFilterTypes()
-//           (bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse) as
+//   byte 0: builder (mod 8): the six filter types of AllFilterTypes()
+//           (bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse, burr) as
 //           NewFilterBuilder makes them, so that up to 1024 distinct
 //           hashes they usually write the small form (small_filter.h), then
 //           Bloom with exact-byte sizing (LevelDB's, and the cuckoo and
-//           fuse builders' filter for tiny key counts)
+//           fuse builders' filter for tiny key counts), then a bumped
+//           ribbon filter at any key count (the planner gives small ones
+//           other kinds): buckets crowded past every threshold, whole
+//           layers bumped, repeats
 //   byte 1: bits/key, 4.5 + byte / 2.6 (4.5 to 102.6), capped at 100
 //   byte 2: hash encoding. Even: 8 bytes a hash, little-endian. Odd: 2
 //           bytes a hash, (b0 << 56) | (b1 << 24): b0 sets the top bits
@@ -31,7 +34,9 @@
 #include <vector>
 
 #include "filters/bloom.h"
+#include "filters/burr_filter.h"
 #include "filters/filter_spec.h"
+#include "filters/planner.h"
 #include "filters/reader_dispatch.h"
 
 namespace {
@@ -53,12 +58,34 @@ std::vector<uint64_t> DecodeHashes(const uint8_t* data, size_t size, bool compac
   return hashes;
 }
 
+// A bumped ribbon filter whatever the key count, by its own plan.
+class AnySizeBurrBuilder : public FilterBuilder {
+ public:
+  explicit AnySizeBurrBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
+  FilterPlan Plan(size_t num_keys) const override {
+    FilterPlan plan = PlanBurr(num_keys, bits_per_key_);
+    const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key_);
+    if (shape.payload_bytes > 0) {
+      plan.kind = FilterKind::kBurr;
+      plan.burr = shape;
+      plan.bytes = shape.payload_bytes + kTrailerSize;
+      plan.expected_fpr = shape.expected_fpr;
+      plan.bloom = PlanBloom(num_keys, bits_per_key_, BloomSizing::kExactBytes).bloom;
+    }
+    return plan;
+  }
+
+ private:
+  double bits_per_key_;
+};
+
 std::unique_ptr<FilterBuilder> NewBuilder(uint8_t choice, double bits_per_key) {
   const auto& types = AllFilterTypes();
-  const size_t pick = choice % (types.size() + 1);
+  const size_t pick = choice % (types.size() + 2);
   if (pick == types.size()) {
     return std::make_unique<BloomBuilder>(bits_per_key, BloomSizing::kExactBytes);
   }
+  if (pick == types.size() + 1) return std::make_unique<AnySizeBurrBuilder>(bits_per_key);
   const FilterSpec spec{types[pick], bits_per_key};
   if (!ValidateFilterSpec(spec).empty()) return nullptr;
   return NewFilterBuilder(spec);
