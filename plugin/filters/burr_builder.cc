@@ -52,20 +52,24 @@ void SortKeys(std::vector<uint64_t>* keys) {
   }
 }
 
-// Bands every layer; false if kBurrMaxLayers layers leave keys over.
-bool BandLayers(std::vector<uint64_t> values, const BurrTuning& tuning,
+// Bands every layer, layer 0 from `first` (sorted; not copied: at a
+// million keys a copy would be the build's largest array after the
+// layer's own); false if kBurrMaxLayers layers leave keys over.
+bool BandLayers(const std::vector<uint64_t>& first, const BurrTuning& tuning,
                 std::vector<BurrBandedLayer>* layers, BurrBuildStats* stats) {
   layers->clear();
-  std::vector<uint64_t> bumped;
-  while (!values.empty()) {
+  std::vector<uint64_t> values, bumped;
+  const std::vector<uint64_t>* keys = &first;
+  while (!keys->empty()) {
     if (layers->size() == static_cast<size_t>(kBurrMaxLayers)) return false;
     layers->emplace_back();
     bumped.clear();
-    BandLayer(values, BurrLayerSlots(values.size(), tuning), tuning, &layers->back(), &bumped);
-    if (layers->size() == 1) stats->layer0_keys = values.size() - bumped.size();
+    BandLayer(*keys, BurrLayerSlots(keys->size(), tuning), tuning, &layers->back(), &bumped);
+    if (layers->size() == 1) stats->layer0_keys = keys->size() - bumped.size();
     for (uint64_t& h : bumped) h = BurrHashing::NextLayer(h);
     SortKeys(&bumped);
     values.swap(bumped);
+    keys = &values;
   }
   return true;
 }
@@ -147,7 +151,7 @@ bool AppendBurrFilter(size_t payload_bytes, std::vector<uint64_t>* keys, const B
       std::vector<uint64_t> values(*keys);
       for (uint64_t& h : values) h = BurrHashing::FirstLayer(h, seed);
       SortKeys(&values);
-      banded = BandLayers(std::move(values), tuning, &layers, &stats);
+      banded = BandLayers(values, tuning, &layers, &stats);
     }
     if (banded) break;
   }

@@ -19,6 +19,9 @@
 #                                against slots/key, what failed peelings leave, and
 #                                the shapes chosen (deterministic; docs/design/level_allocation.md)
 #   filter_sweep.csv + charts    tools/bench/filter_bench --sweep, tools/scripts/plot_filter_sweep.sh
+#   burr_{single,sst}_{10,16}.md tools/bench/filter_bench, the bumped ribbon filter against Ribbon at equal bytes
+#   burr_sizing.md               tools/research/burr_sizing, its space over the bound
+#   build_memory.md              tools/bench/build_memory, peak build memory per key
 #   leveldb_bench.md             tools/leveldb_bench, sequential and random keys
 #   large_filter.md              tools/research/large_filter, 50M keys
 #   dynamic_cuckoo.md + charts   tools/bench/dynamic_bench: the dynamic cuckoo filter,
@@ -42,7 +45,7 @@
 #
 #   tools/scripts/results.sh            # everything
 #   tools/scripts/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
-#                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload,
+#                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload, burr,
 #                               # guard, listener, sweep, sweep9, l0window likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -91,6 +94,26 @@ if want filter; then
   run fuse_sizing.md "$BUILD_DIR/tools/fuse_sizing"
   "$FB" --sweep --csv="$ROOT/docs/charts/filter_sweep_single.csv" > /dev/null
   "$ROOT/tools/scripts/plot_filter_sweep.sh" "$ROOT/docs/charts/filter_sweep_single.csv" "$ROOT/docs/charts"
+fi
+if want burr; then
+  # The bumped ribbon filter against RocksDB's Ribbon filter configured to
+  # the same bytes (its Bloom-equivalent settings 14.5 and 25.7 give it 10
+  # and 16 bits/key at a million keys; 14.7 and 26.0 across SST-sized
+  # filters): FPR, build and query time, in cache and out of it.
+  FB="$BUILD_DIR/tools/filter_bench"
+  run burr_single_10.md "$FB" --mode=single --bits_per_key=10 \
+      --filters=burr,fuse,rocksdb_ribbon@14.5,rocksdb_bloom --baseline=rocksdb_ribbon@14.5 \
+      --fpr_queries=30000000 --repeats=7
+  run burr_single_16.md "$FB" --mode=single --bits_per_key=16 \
+      --filters=burr,fuse,rocksdb_ribbon@25.7,rocksdb_bloom --baseline=rocksdb_ribbon@25.7 \
+      --fpr_queries=100000000 --repeats=7
+  run burr_sst_10.md "$FB" --mode=sst --bits_per_key=10 \
+      --filters=burr,fuse,rocksdb_ribbon@14.7,rocksdb_bloom --baseline=rocksdb_ribbon@14.7 --repeats=3
+  run burr_sst_16.md "$FB" --mode=sst --bits_per_key=16 \
+      --filters=burr,fuse,rocksdb_ribbon@26.0,rocksdb_bloom --baseline=rocksdb_ribbon@26.0 \
+      --fpr_queries=100000000 --repeats=3
+  run burr_sizing.md "$BUILD_DIR/tools/burr_sizing" 4 8 10 16 24
+  run build_memory.md "$BUILD_DIR/tools/build_memory" 100000 1000000
 fi
 if want db_bench; then
   # 15 repeats, not compare.sh's default 5: the ops/s ratios are close to
