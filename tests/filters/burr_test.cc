@@ -15,6 +15,8 @@
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
 #include "filters/burr_reader.h"
+#include "filters/filter.h"
+#include "filters/planner.h"
 #include "format/trailer.h"
 #include "test_util.h"
 
@@ -80,7 +82,25 @@ TEST(BurrTest, NoFalseNegativesAcrossSizesAndBudgets) {
   }
 }
 
-// The space targets, on the FPR the bytes give random non-keys:
+// Budgets from 4 to 24 bits/key in fractional steps (every split of
+// narrow and wide blocks), and two million keys.
+TEST(BurrTest, FractionalBudgetsAndTwoMillionKeys) {
+  const auto hashes = RandomHashes(30000, 13);
+  for (double bpk = 4.0; bpk <= 24.0; bpk += 0.7) {
+    SCOPED_TRACE(bpk);
+    ExpectAllMatch(Build(hashes, bpk), hashes);
+  }
+  const auto many = RandomHashes(2000000, 14);
+  for (double bpk : {10.0, 16.5}) {
+    SCOPED_TRACE(bpk);
+    BurrBuildStats stats;
+    ExpectAllMatch(Build(many, bpk, &stats), many);
+    EXPECT_EQ(stats.attempts, 1);
+    EXPECT_LE(stats.layers, 6);
+  }
+}
+
+// The space targets, on the FPR the bytes give random non-keys:
 // at most 1% over log2(1/FPR) from 100k keys, 3% at 10k.
 TEST(BurrTest, SpaceOverTheBound) {
   struct Case {
@@ -164,6 +184,25 @@ TEST(BurrTest, AFailedBuildAppendsNothingAndKeepsTheKeys) {
   keys = hashes;
   EXPECT_FALSE(AppendBurrFilter(100, &keys, BurrTuning(), &dst, nullptr));
   EXPECT_EQ(dst, "prefix");
+}
+
+// Should a planned bumped ribbon filter fail to build, the plan's Bloom
+// filter of the budget is written instead: every key still found.
+TEST(BurrTest, APlanThatCannotBeBuiltWritesItsBloomFilter) {
+  const auto hashes = RandomHashes(20000, 12);
+  FilterPlan plan = PlanBurr(hashes.size(), 10);
+  ASSERT_EQ(plan.kind, FilterKind::kBurr);
+  plan.burr.payload_bytes = 100;  // not one column's worth
+  std::vector<uint64_t> keys = hashes;
+  std::string filter;
+  WritePlannedFilter(plan, &keys, &filter);
+  Trailer trailer;
+  size_t payload_size = 0;
+  ASSERT_TRUE(ParseTrailer(filter.data(), filter.size(), &trailer, &payload_size));
+  EXPECT_EQ(trailer.kind, FilterKind::kBloom);
+  EXPECT_LE(filter.size(), hashes.size() * 10 / 8 + kTrailerSize);
+  const auto reader = NewFilterReader(filter.data(), filter.size());
+  for (uint64_t h : hashes) ASSERT_TRUE(reader->MayMatch(h));
 }
 
 TEST(BurrTest, LayoutsTheBuilderNeverWritesAreRefused) {

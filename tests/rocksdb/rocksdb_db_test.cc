@@ -243,7 +243,8 @@ TEST_P(RocksDBTest, SstFileWriterAndIngestion) {
 INSTANTIATE_TEST_SUITE_P(Policies, RocksDBTest,
                          ::testing::Values("sstfilter.bloom:10", "sstfilter.cuckoo:12",
                                            "sstfilter.cuckoo_plain:10",
-                                           "sstfilter.cuckoo_semisorted:16", "sstfilter.fuse:12"),
+                                           "sstfilter.cuckoo_semisorted:16", "sstfilter.fuse:12",
+                                           "sstfilter.burr:10"),
                          [](const auto& info) {
                            std::string name = info.param.substr(10);
                            for (char& c : name) if (c == ':' || c == '.') c = '_';

@@ -155,7 +155,7 @@ TEST(OptionsTest, CompatBuiltinSurvivesTheOptionsFileRoundTrip) {
 
 TEST(OptionsTest, AllocationSurvivesTheOptionsFileRoundTrip) {
   rocksdb::ConfigOptions config;
-  for (const char* id : {"sstfilter.cuckoo", "sstfilter.bloom", "sstfilter.fuse"}) {
+  for (const char* id : {"sstfilter.cuckoo", "sstfilter.bloom", "sstfilter.fuse", "sstfilter.burr"}) {
     rocksdb::BlockBasedTableOptions table;
     const std::string text = std::string("filter_policy={id=") + id +
                              ";bits_per_key=10;allocation=monkey}";

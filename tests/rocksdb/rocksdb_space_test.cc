@@ -127,8 +127,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(SpaceCase{"bloom", Compat::kSstfilter}, SpaceCase{"cuckoo", Compat::kSstfilter},
                       SpaceCase{"cuckoo_plain", Compat::kSstfilter},
                       SpaceCase{"cuckoo_semisorted", Compat::kSstfilter},
-                      SpaceCase{"fuse", Compat::kSstfilter}, SpaceCase{"cuckoo", Compat::kBuiltin},
-                      SpaceCase{"fuse", Compat::kBuiltin}),
+                      SpaceCase{"fuse", Compat::kSstfilter}, SpaceCase{"burr", Compat::kSstfilter},
+                      SpaceCase{"cuckoo", Compat::kBuiltin}, SpaceCase{"fuse", Compat::kBuiltin},
+                      SpaceCase{"burr", Compat::kBuiltin}),
     [](const ::testing::TestParamInfo<SpaceCase>& info) {
       return std::string(info.param.name) +
              (info.param.compat == Compat::kBuiltin ? "_builtin" : "");
@@ -139,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
 // for L1 gets more bits than the budget. CalculateSpace, asked while the
 // file is built, reports that choice, not the budget's size.
 TEST(MonkeySpaceTest, CalculateSpaceFollowsTheLevelChoice) {
-  for (const char* kind : {"bloom", "cuckoo", "fuse"}) {
+  for (const char* kind : {"bloom", "cuckoo", "fuse", "burr"}) {
     std::shared_ptr<const rocksdb::FilterPolicy> policy;
     const std::string text =
         std::string("{id=sstfilter.") + kind + ";bits_per_key=10;allocation=monkey}";
