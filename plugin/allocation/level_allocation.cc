@@ -139,9 +139,9 @@ const FilterSpec& LevelFilter::SpecForFirstKey(const std::string& first_key) con
 std::shared_ptr<const FprCurve> SharedFprCurve(const FilterSpec& budget) {
   // About 20 ms to build; a handful of budgets in a process.
   static std::mutex mu;
-  static std::map<std::pair<int, double>, std::shared_ptr<const FprCurve>> curves;
+  static std::map<std::pair<FilterType, double>, std::shared_ptr<const FprCurve>> curves;
   std::lock_guard<std::mutex> lock(mu);
-  auto& curve = curves[{static_cast<int>(budget.type), budget.bits_per_key}];
+  auto& curve = curves[{budget.type, budget.bits_per_key}];
   if (!curve) curve = std::make_shared<const FprCurve>(budget);
   return curve;
 }

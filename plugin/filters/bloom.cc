@@ -132,7 +132,7 @@ void AppendBloomFilter(const BloomShape& shape, const std::vector<uint64_t>& has
     }
   }
   Trailer trailer;
-  trailer.kind = FilterKind::kBloom;
+  trailer.kind = kBloomKind;
   trailer.param_a = static_cast<uint8_t>(probes);
   AppendTrailer(trailer, start, dst);
 }

@@ -23,6 +23,9 @@
 
 namespace sstfilter {
 
+// The trailer's kind byte of a Bloom filter (docs/format.md).
+constexpr FilterKind kBloomKind{1};
+
 constexpr double kMinBitsPerKey = 1.0;
 constexpr double kMaxBitsPerKey = 100.0;
 

@@ -7,6 +7,7 @@
 #include "filters/bloom.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/cuckoo_hashing.h"
+#include "filters/cuckoo_kind.h"
 #include "filters/cuckoo_stash.h"
 #include "filters/cuckoo_table.h"
 #include "filters/planner.h"
@@ -178,7 +179,7 @@ void PlaceAndEncode(const std::vector<uint64_t>& hashes, CuckooShape* shape,
   const size_t table_bytes = static_cast<size_t>((shape->num_buckets * w + 7) / 8);
   dst->resize(start + table_bytes);
   char* base = &(*dst)[start];
-  if (shape->kind == FilterKind::kCuckooSemiSorted) {
+  if (shape->kind == kCuckooSemiSortedKind) {
     EncodeBuckets(SemiSortedBucketCodec(shape->fp_bits), slots, shape->num_buckets, base);
   } else {
     EncodeBuckets(PlainBucketCodec(shape->fp_bits), slots, shape->num_buckets, base);
@@ -190,7 +191,7 @@ void PlaceAndEncode(const std::vector<uint64_t>& hashes, CuckooShape* shape,
 }  // namespace
 
 unsigned CuckooBucketBits(FilterKind kind, int fp_bits) {
-  return kind == FilterKind::kCuckooSemiSorted
+  return kind == kCuckooSemiSortedKind
              ? SemiSortedBucketCodec(fp_bits).bucket_bits()
              : PlainBucketCodec(fp_bits).bucket_bits();
 }
@@ -206,8 +207,8 @@ double CuckooExpectedFpr(const CuckooShape& shape, size_t num_keys) {
 CuckooShape ChooseCuckooShape(size_t num_keys, double bits_per_key,
                               CuckooVariant variant) {
   std::vector<FilterKind> kinds;
-  if (variant != CuckooVariant::kSemiSorted) kinds.push_back(FilterKind::kCuckoo);
-  if (variant != CuckooVariant::kPlain) kinds.push_back(FilterKind::kCuckooSemiSorted);
+  if (variant != CuckooVariant::kSemiSorted) kinds.push_back(kCuckooPlainKind);
+  if (variant != CuckooVariant::kPlain) kinds.push_back(kCuckooSemiSortedKind);
 
   const double n = static_cast<double>(num_keys);
   // The load limit is 95% give or take 0.1%: at budgets such as 20
@@ -266,6 +267,19 @@ void AppendCuckooFilter(CuckooShape shape, const std::vector<uint64_t>& hashes,
   trailer.param_a = static_cast<uint8_t>(shape.fp_bits);
   trailer.param_b = static_cast<uint8_t>(shape.stash_entries);
   AppendTrailer(trailer, start, dst);
+}
+
+FilterPlan PlanCuckoo(size_t num_keys, double bits_per_key, CuckooVariant variant) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey);
+  const CuckooShape shape = ChooseCuckooShape(num_keys, bits_per_key, variant);
+  if (!shape.fits_budget) return PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
+  FilterPlan plan;
+  plan.kind = shape.kind;
+  plan.set_shape(shape);
+  const uint64_t bits = shape.num_buckets * CuckooBucketBits(shape.kind, shape.fp_bits);
+  plan.bytes = static_cast<size_t>((bits + 7) / 8) + kTrailerSize;
+  plan.expected_fpr = CuckooExpectedFpr(shape, num_keys);
+  return plan;
 }
 
 CuckooBuilder::CuckooBuilder(double bits_per_key, CuckooVariant variant)

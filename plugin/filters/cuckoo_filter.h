@@ -21,7 +21,7 @@
 //   small stash checked by every query; if the stash fills, the table is
 //   rebuilt a few percent larger. Never a false negative.
 // - Tiny filters (a handful of keys) where no table fits the budget are
-//   planned as Bloom filters of the budget (planner.h): the reader
+//   planned as Bloom filters of the budget (PlanCuckoo, cuckoo_kind.h): the reader
 //   dispatches on the trailer's kind.
 //
 // Space: the builder picks the variant (when kAuto) and fingerprint size
@@ -38,6 +38,10 @@
 
 namespace sstfilter {
 
+// The trailer's kind bytes of the two bucket tables (docs/format.md).
+constexpr FilterKind kCuckooPlainKind{2};
+constexpr FilterKind kCuckooSemiSortedKind{3};
+
 enum class CuckooVariant : uint8_t {
   kAuto,        // whichever of the two gives the lower expected FPR
   kPlain,       // 4f bits per bucket
@@ -50,7 +54,7 @@ constexpr double kMinCuckooBitsPerKey = 4.0;
 constexpr double kMinPlainCuckooBitsPerKey = 4.25;
 
 struct CuckooShape {
-  FilterKind kind = FilterKind::kCuckooSemiSorted;
+  FilterKind kind = kCuckooSemiSortedKind;
   int fp_bits = 0;
   uint64_t num_buckets = 0;
   size_t stash_entries = 0;  // known once placed
@@ -83,7 +87,7 @@ class CuckooBuilder : public FilterBuilder {
   // (clamped defensively, NaN to the minimum).
   CuckooBuilder(double bits_per_key, CuckooVariant variant);
 
-  FilterPlan Plan(size_t num_keys) const override;  // PlanCuckoo (planner.h)
+  FilterPlan Plan(size_t num_keys) const override;  // PlanCuckoo (cuckoo_kind.h)
 
  private:
   double bits_per_key_;

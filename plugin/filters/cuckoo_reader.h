@@ -1,6 +1,6 @@
 // Cuckoo filter readers, one per bucket codec. In a header so that engine
 // adapters can hold the concrete (final) type and skip a virtual call per
-// query (reader_dispatch.h picks the type); everyone else gets them through
+// query (cuckoo_kind.h picks the type); everyone else gets them through
 // NewFilterReader.
 
 #pragma once

@@ -129,7 +129,7 @@ class SemiSortedBucketCodec {
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
   // As PlainBucketCodec's, for f <= 17. Readers take FixedSemiSortedCodec
-  // for f = 8..17 (reader_dispatch.h), so this match serves f = 4..7,
+  // for f = 8..17 (cuckoo_kind.h), so this match serves f = 4..7,
   // whose high parts are too narrow for the lane trick, and the tests: slot
   // by slot, the reference the fast match is checked against.
   bool word_sized() const { return bucket_bits_ <= 64; }
@@ -189,7 +189,7 @@ SSTFILTER_ALWAYS_INLINE unsigned NibbleMatches(unsigned nibbles, uint32_t fp) {
 // A query-only semi-sorted codec for one fingerprint width fixed at
 // compile time: the same bits and answers as SemiSortedBucketCodec for that
 // width, with every shift, mask and lane constant folded into the code.
-// Readers use it for f = 8..17 (reader_dispatch.h), the widths whose
+// Readers use it for f = 8..17 (cuckoo_kind.h), the widths whose
 // bucket fits a word and whose high parts (f - 4 bits) are wide enough for
 // the lane match below; the constructor argument is the width, already
 // known to be F. (Plain buckets keep the run-time codec: a fixed one
@@ -237,7 +237,7 @@ class FixedSemiSortedCodec {
 };
 
 // As FixedSemiSortedCodec, for f = 18..24, whose buckets (68-92 bits) are
-// wider than a word: readers use it for those widths (reader_dispatch.h),
+// wider than a word: readers use it for those widths (cuckoo_kind.h),
 // budgets of about 18-25 bits/key. The high parts are matched two lanes to
 // a load (2(F-4) <= 40 bits, which a load at any bit offset holds), and the
 // code's table lookup is made only where a high part matches, as in the

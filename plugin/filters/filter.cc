@@ -11,16 +11,11 @@
 namespace sstfilter {
 
 bool ParseFilter(const char* data, size_t size, ParsedFilter* f, ChecksumCheck check) {
-  // A filter that passes version 1's structure is version 1, intact or not:
-  // the small-form builder never writes one that does.
-  if (ParseVersion1Filter(data, size, f, ChecksumCheck::kEngineVerified)) {
-    return check == ChecksumCheck::kEngineVerified || TrailerChecksumMatches(data, size);
-  }
-  if (!ParseSmallFilter(data, size, &f->small)) return false;
-  f->kind = FilterKind::kSmallSet;
-  f->payload_size = size - SmallTrailerSize(f->small.num_keys);
-  f->param_a = f->param_b = 0;
-  return true;
+  // Trusted: any reader but the one for doubtful bytes.
+  auto trusted = [](const auto& reader) {
+    return !std::is_same<std::decay_t<decltype(reader)>, AlwaysMatchReader>::value;
+  };
+  return dispatch_internal::WithParsedFilter(data, size, check, f, trusted);
 }
 
 bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
@@ -30,20 +25,12 @@ bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
   f->kind = trailer.kind;
   f->param_a = trailer.param_a;
   f->param_b = trailer.param_b;
-  switch (trailer.kind) {
-    case FilterKind::kBloom:
-      return trailer.param_b == 0 && BloomReader::ValidShape(f->payload_size, f->param_a);
-    case FilterKind::kCuckoo:
-    case FilterKind::kCuckooSemiSorted:
-      return ParseCuckooLayout(trailer, data, f->payload_size, &f->cuckoo);
-    case FilterKind::kFuse:
-      return ParseFuseLayout(trailer, data, f->payload_size, &f->fuse);
-    case FilterKind::kBurr:
-      return ParseBurrLayout(trailer, data, f->payload_size, &f->burr);
-    case FilterKind::kSmallSet:
-      break;  // never a version-1 kind (ParseTrailer refuses it)
-  }
-  return false;
+  auto parsed = [](const auto&) { return true; };
+  auto not_version1 = [] { return false; };
+  // ParseTrailer has checked the checksum if `check` asks for it.
+  return dispatch_internal::WithKindReader<bool>(RegisteredKinds{}, trailer, data, size,
+                                                 f->payload_size, ChecksumCheck::kEngineVerified,
+                                                 parsed, not_version1);
 }
 
 size_t FilterBuilder::MaxKeysForSize(size_t bytes) const {
@@ -71,7 +58,7 @@ void FilterBuilder::Finish(std::string* dst) {
   const size_t n = hashes_.size();
   const FilterPlan own = Plan(n);
   const bool small = allow_small_form_ &&
-                     WithSmallForm(own, n, own.bytes).kind == FilterKind::kSmallSet &&
+                     WithSmallForm(own, n, own.bytes).kind == kSmallFormKind &&
                      AppendSmallFilter(hashes_, own.bytes, dst);
   if (!small) Write(own, &hashes_, dst);
   hashes_.clear();

@@ -24,7 +24,7 @@
 
 namespace sstfilter {
 
-struct FilterPlan;  // planner.h
+struct FilterPlan;  // filter_plan.h
 
 class FilterBuilder {
  public:

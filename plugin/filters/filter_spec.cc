@@ -5,42 +5,78 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "filters/bloom.h"
-#include "filters/burr_filter.h"
-#include "filters/cuckoo_filter.h"
-#include "filters/fuse_filter.h"
+#include "filters/kinds.h"
+#include "filters/planner.h"
 
 namespace sstfilter {
+namespace {
+
+struct NamedType {
+  FilterType type;
+  const FilterTypeInfo* info;
+};
+
+template <typename... Ds>
+std::vector<NamedType> NamedTypes(KindList<Ds...> kinds) {
+  std::vector<NamedType> types;
+  AnyKind(kinds, [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    int variant = 0;
+    for (const FilterTypeInfo& info : D::kTypes) {
+      types.push_back({FilterType(D::kKinds[0], variant++), &info});
+    }
+    return false;  // on to the next
+  });
+  return types;
+}
+
+const std::vector<NamedType>& Registered() {
+  static const std::vector<NamedType> types = NamedTypes(RegisteredKinds{});
+  return types;
+}
+
+const FilterTypeInfo* InfoOf(FilterType type) {
+  for (const NamedType& t : Registered()) {
+    if (t.type == type) return t.info;
+  }
+  return nullptr;
+}
+
+// The planner's builder for every type: Plan is PlanFilter's.
+class SpecBuilder final : public FilterBuilder {
+ public:
+  explicit SpecBuilder(const FilterSpec& spec) : spec_(spec) {}
+  FilterPlan Plan(size_t num_keys) const override { return PlanFilter(spec_, num_keys); }
+
+ private:
+  FilterSpec spec_;
+};
+
+}  // namespace
 
 const char* FilterTypeName(FilterType type) {
-  switch (type) {
-    case FilterType::kBloom:
-      return "bloom";
-    case FilterType::kCuckoo:
-      return "cuckoo";
-    case FilterType::kCuckooPlain:
-      return "cuckoo_plain";
-    case FilterType::kCuckooSemiSorted:
-      return "cuckoo_semisorted";
-    case FilterType::kFuse:
-      return "fuse";
-    case FilterType::kBurr:
-      return "burr";
-  }
-  return "unknown";
+  const FilterTypeInfo* info = InfoOf(type);
+  return info != nullptr ? info->name : "unknown";
+}
+
+const char* FilterTypeDescription(FilterType type) {
+  const FilterTypeInfo* info = InfoOf(type);
+  return info != nullptr ? info->description : "";
 }
 
 const std::vector<FilterType>& AllFilterTypes() {
-  static const std::vector<FilterType> types = {
-      FilterType::kBloom, FilterType::kCuckoo, FilterType::kCuckooPlain,
-      FilterType::kCuckooSemiSorted, FilterType::kFuse, FilterType::kBurr};
+  static const std::vector<FilterType> types = [] {
+    std::vector<FilterType> v;
+    for (const NamedType& t : Registered()) v.push_back(t.type);
+    return v;
+  }();
   return types;
 }
 
 bool FilterTypeFromName(const std::string& name, FilterType* type) {
-  for (FilterType t : AllFilterTypes()) {
-    if (name == FilterTypeName(t)) {
-      *type = t;
+  for (const NamedType& t : Registered()) {
+    if (name == t.info->name) {
+      *type = t.type;
       return true;
     }
   }
@@ -48,21 +84,14 @@ bool FilterTypeFromName(const std::string& name, FilterType* type) {
 }
 
 double MinBitsPerKey(FilterType type) {
-  switch (type) {
-    case FilterType::kBloom:
-      return kMinBitsPerKey;
-    case FilterType::kCuckooPlain:
-      return kMinPlainCuckooBitsPerKey;
-    case FilterType::kFuse:
-      return kMinFuseBitsPerKey;
-    case FilterType::kBurr:
-      return kMinBurrBitsPerKey;
-    default:
-      return kMinCuckooBitsPerKey;
-  }
+  const FilterTypeInfo* info = InfoOf(type);
+  return info != nullptr ? info->min_bits_per_key : kMinBitsPerKey;
 }
 
-double MaxBitsPerKey(FilterType) { return kMaxBitsPerKey; }
+double MaxBitsPerKey(FilterType type) {
+  const FilterTypeInfo* info = InfoOf(type);
+  return info != nullptr ? info->max_bits_per_key : kMaxBitsPerKey;
+}
 
 std::string ValidateFilterSpec(const FilterSpec& spec) {
   const double lo = MinBitsPerKey(spec.type), hi = MaxBitsPerKey(spec.type);
@@ -91,40 +120,9 @@ bool ParseBitsPerKey(const std::string& text, double* value,
   return true;
 }
 
-CuckooVariant CuckooVariantOf(FilterType type) {
-  switch (type) {
-    case FilterType::kCuckooPlain:
-      return CuckooVariant::kPlain;
-    case FilterType::kCuckooSemiSorted:
-      return CuckooVariant::kSemiSorted;
-    default:
-      return CuckooVariant::kAuto;
-  }
-}
-
-namespace {
-
-std::unique_ptr<FilterBuilder> NewBuilderOfKind(const FilterSpec& spec) {
-  switch (spec.type) {
-    case FilterType::kBloom:
-      return std::make_unique<BloomBuilder>(spec.bits_per_key);
-    case FilterType::kCuckoo:
-    case FilterType::kCuckooPlain:
-    case FilterType::kCuckooSemiSorted:
-      return std::make_unique<CuckooBuilder>(spec.bits_per_key, CuckooVariantOf(spec.type));
-    case FilterType::kFuse:
-      return std::make_unique<FuseBuilder>(spec.bits_per_key);
-    case FilterType::kBurr:
-      return std::make_unique<BurrBuilder>(spec.bits_per_key);
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec) {
-  std::unique_ptr<FilterBuilder> builder = NewBuilderOfKind(spec);
-  if (builder) builder->AllowSmallForm(true);
+  auto builder = std::make_unique<SpecBuilder>(spec);
+  builder->AllowSmallForm(true);
   return builder;
 }
 

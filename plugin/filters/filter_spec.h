@@ -1,5 +1,6 @@
 // Names and parameters of the filters sstfilter offers, checked once, in
-// one place, for every adapter and tool.
+// one place, for every adapter and tool. The names are the registered
+// kinds' (kinds.h); nothing here lists them.
 
 #pragma once
 
@@ -7,36 +8,61 @@
 #include <string>
 #include <vector>
 
-#include "filters/cuckoo_filter.h"
+#include "filters/bloom.h"
 #include "filters/filter.h"
+#include "format/trailer.h"
 
 namespace sstfilter {
 
-enum class FilterType {
-  kBloom,              // "bloom": cache-local Bloom
-  kCuckoo,             // "cuckoo": cuckoo, variant with the lowest FPR
-  kCuckooPlain,        // "cuckoo_plain"
-  kCuckooSemiSorted,   // "cuckoo_semisorted"
-  kFuse,               // "fuse": binary fuse
-  kBurr,               // "burr": bumped ribbon
+// One of the registered names ("bloom", "cuckoo_plain", ...): the kind
+// descriptor that plans it, named by the first trailer kind it writes,
+// and the name's index among that descriptor's (filter_kind.h). Kinds
+// name their own (kCuckooType in cuckoo_kind.h, ...); Bloom, the filter
+// every plan may fall back to, is named here.
+class FilterType {
+ public:
+  static const FilterType kBloom;
+
+  constexpr FilterType() : FilterType(kBloomKind, 0) {}
+  constexpr FilterType(FilterKind first_kind, int variant)
+      : first_kind_(first_kind), variant_(static_cast<uint8_t>(variant)) {}
+
+  constexpr FilterKind first_kind() const { return first_kind_; }
+  constexpr int variant() const { return variant_; }
+
+  friend constexpr bool operator==(FilterType a, FilterType b) {
+    return a.first_kind_ == b.first_kind_ && a.variant_ == b.variant_;
+  }
+  friend constexpr bool operator!=(FilterType a, FilterType b) { return !(a == b); }
+  // Some order, for ordered containers.
+  friend constexpr bool operator<(FilterType a, FilterType b) {
+    return a.first_kind_ != b.first_kind_ ? a.first_kind_ < b.first_kind_ : a.variant_ < b.variant_;
+  }
+
+ private:
+  FilterKind first_kind_;
+  uint8_t variant_;
 };
+
+inline constexpr FilterType FilterType::kBloom{kBloomKind, 0};
 
 struct FilterSpec {
   FilterType type = FilterType::kBloom;
   double bits_per_key = 10;
 };
 
-// "bloom", "cuckoo", "cuckoo_plain", "cuckoo_semisorted", "fuse", "burr".
+// The registered name of `type` ("bloom", "cuckoo", "cuckoo_plain",
+// "cuckoo_semisorted", "fuse"); "unknown" for a type no kind registered.
 const char* FilterTypeName(FilterType type);
+// One line saying what the type is, for tools' help; "" if unknown.
+const char* FilterTypeDescription(FilterType type);
+// Every registered type, in registry order (kinds.h).
 const std::vector<FilterType>& AllFilterTypes();
 bool FilterTypeFromName(const std::string& name, FilterType* type);
 
 // Range of bits/key accepted for `type`.
 double MinBitsPerKey(FilterType type);
 double MaxBitsPerKey(FilterType type);
-
-// The cuckoo table variant of a cuckoo type (kAuto for any other type).
-CuckooVariant CuckooVariantOf(FilterType type);
 
 // Empty if `spec` is usable; otherwise a sentence saying what is wrong
 // (NaN, infinite, out of range) and what is accepted.
@@ -47,8 +73,9 @@ std::string ValidateFilterSpec(const FilterSpec& spec);
 bool ParseBitsPerKey(const std::string& text, double* value,
                      std::string* error);
 
-// Requires ValidateFilterSpec(spec).empty(). The builder writes the small
-// form where it is the more accurate filter (FilterBuilder::AllowSmallForm).
+// Requires ValidateFilterSpec(spec).empty(). The builder writes what
+// PlanFilter (planner.h) plans for spec, and the small form where it is
+// the more accurate filter (FilterBuilder::AllowSmallForm).
 std::unique_ptr<FilterBuilder> NewFilterBuilder(const FilterSpec& spec);
 
 }  // namespace sstfilter

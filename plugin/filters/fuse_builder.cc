@@ -6,8 +6,11 @@
 #include <cmath>
 
 #include "filters/fuse_filter.h"
+#include "filters/cuckoo_kind.h"
 #include "filters/fuse_hashing.h"
+#include "filters/fuse_kind.h"
 #include "filters/fuse_peeler.h"
+#include "filters/fuse_test_seam.h"
 #include "filters/planner.h"
 #include "format/coding.h"
 #include "format/trailer.h"
@@ -228,8 +231,13 @@ double FuseShape::expected_fpr() const {
   return p * std::ldexp(1.0, -fp_bits - 1) + (1 - p) * std::ldexp(1.0, -fp_bits);
 }
 
-bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys,
-                      int failed_attempts, int* attempts, std::string* dst) {
+bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys, std::string* dst) {
+  int attempts = 0;
+  return AppendFuseFilterFailingFirst(shape, keys, 0, &attempts, dst);
+}
+
+bool AppendFuseFilterFailingFirst(const FuseShape& shape, std::vector<uint64_t>* keys,
+                                  int failed_attempts, int* attempts, std::string* dst) {
   const size_t start = dst->size();
   FuseHashing hashing(0, shape.segment_count, shape.segment_log, shape.arity);
   SortByTopBits(keys);  // seed 0 leaves hashes as they are
@@ -242,7 +250,7 @@ bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys,
     }
     if (r == PeelResult::kDone) {
       Trailer trailer;
-      trailer.kind = FilterKind::kFuse;
+      trailer.kind = kFuseKind;
       trailer.param_a = static_cast<uint8_t>(shape.fp_bits);
       trailer.param_b = static_cast<uint8_t>(shape.arity);
       AppendTrailer(trailer, start, dst);
@@ -260,25 +268,34 @@ bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys,
   return false;
 }
 
-FuseBuilder::FuseBuilder(double bits_per_key, FuseTestHooks hooks)
-    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)),
-      hooks_(hooks) {}
-
-FilterPlan FuseBuilder::Plan(size_t num_keys) const {
-  FilterPlan plan = PlanFuse(num_keys, bits_per_key_);
-  if (hooks_.shape.fp_bits > 0) {
-    plan.kind = FilterKind::kFuse;
-    plan.fuse = hooks_.shape;
-    plan.bytes = hooks_.shape.payload_size() + kTrailerSize;
-    plan.expected_fpr = hooks_.shape.expected_fpr();
-    plan.bloom = BloomShapeFor(num_keys, bits_per_key_, BloomSizing::kExactBytes);
-  }
+FilterPlan FusePlanOf(const FuseShape& shape, size_t num_keys, double bits_per_key) {
+  FilterPlan plan;
+  plan.kind = kFuseKind;
+  plan.set_shape(shape);
+  plan.bytes = shape.payload_size() + kTrailerSize;
+  plan.expected_fpr = shape.expected_fpr();
+  plan.bloom = BloomShapeFor(num_keys, bits_per_key, BloomSizing::kExactBytes);
   return plan;
 }
 
-void FuseBuilder::Write(const FilterPlan& plan, std::vector<uint64_t>* hashes,
-                        std::string* dst) const {
-  WritePlannedFilter(plan, hashes, dst, hooks_.failed_attempts, &last_attempts_);
+FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey);
+  const FilterPlan bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
+  const FilterPlan cuckoo = PlanCuckoo(num_keys, bits_per_key, CuckooVariant::kAuto);
+  const FuseShape shape = ChooseFuseShape(num_keys, bits_per_key);
+  const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
+  const double fuse_fpr = shape.fp_bits > 0 ? std::max(floor, shape.expected_fpr()) : 2.0;
+  const double cuckoo_fpr = std::max(floor, cuckoo.expected_fpr);
+  const double bloom_fpr = std::max(floor, bloom.expected_fpr);
+  if (fuse_fpr <= cuckoo_fpr && fuse_fpr <= bloom_fpr) {
+    return FusePlanOf(shape, num_keys, bits_per_key);
+  }
+  return cuckoo_fpr < bloom_fpr ? cuckoo : bloom;
 }
+
+FuseBuilder::FuseBuilder(double bits_per_key)
+    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)) {}
+
+FilterPlan FuseBuilder::Plan(size_t num_keys) const { return PlanFuse(num_keys, bits_per_key_); }
 
 }  // namespace sstfilter

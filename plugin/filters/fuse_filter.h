@@ -32,10 +32,10 @@
 // - A stalled peeling is retried with a new seed, up to kMaxFuseAttempts
 //   attempts; after them (which at the sizes chosen has never been seen)
 //   the builder writes the plan's Bloom filter of the budget instead
-//   (planner.h). Never a false negative either way.
+//   (fuse_kind.h). Never a false negative either way.
 // - Where a fuse filter is not the most accurate filter that fits the
 //   budget (small key counts), the planner plans a cuckoo or Bloom filter
-//   instead (planner.h). By the models: cuckoo at some counts up to about
+//   instead (fuse_kind.h). By the models: cuckoo at some counts up to about
 //   1,550 keys at 10 bits/key, 3,750 at 12, 10,300 at 16 (and further
 //   above: 29,000 at 20); Bloom up to about 1,200-1,450 keys at 4 to 8
 //   bits/key, and for a handful of keys. Readers dispatch on the
@@ -65,6 +65,9 @@ namespace sstfilter {
 // Large filters need f >= 3 to beat a Bloom filter of the same budget, and
 // get it from 4 bits/key (3-wise: 3 x 1.125 = 3.4 bits/key); below, the
 // budget buys a Bloom filter as good, and the policy asks for one.
+// The trailer's kind byte of a binary fuse filter (docs/format.md).
+constexpr FilterKind kFuseKind{4};
+
 constexpr double kMinFuseBitsPerKey = 4.0;
 constexpr int kMinFuseFingerprintBits = 1;
 constexpr int kMaxFuseFingerprintBits = 32;
@@ -112,46 +115,23 @@ FuseShape ChooseFuseShape(size_t num_keys, double bits_per_key);
 // The segment layout alone, for `num_keys` keys and `arity` (3 or 4).
 FuseShape FuseLayoutFor(size_t num_keys, int arity);
 
-// For tests only: forces the first `failed_attempts` peelings to fail, as
-// if the hypergraph had a core, so the retry and fallback paths run.
-// A `shape` with fp_bits > 0 is written instead of ChooseFuseShape's
-// (the caller keeps it within the budget), so tests can pin the bytes of
-// shapes the builder no longer chooses, as older versions wrote them.
-struct FuseTestHooks {
-  int failed_attempts = 0;
-  FuseShape shape;
-};
-
 // Peels `keys` (no adjacent repeats) into a fuse filter of `shape` and
-// appends it with its trailer; the first `failed_attempts` peelings are
-// made to fail (tests). Returns false, having appended nothing and left
-// *keys holding the hashes given, if all kMaxFuseAttempts peelings fail;
-// otherwise *keys is consumed. *attempts gets the peelings made.
-bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys,
-                      int failed_attempts, int* attempts, std::string* dst);
+// appends it with its trailer. Returns false, having appended nothing and
+// left *keys holding the hashes given, if all kMaxFuseAttempts peelings
+// fail; otherwise *keys is consumed. (Tests force failures through
+// fuse_test_seam.h.)
+bool AppendFuseFilter(const FuseShape& shape, std::vector<uint64_t>* keys, std::string* dst);
 
 class FuseBuilder : public FilterBuilder {
  public:
   // Requires kMinFuseBitsPerKey <= bits_per_key <= kMaxBitsPerKey (clamped
   // defensively, NaN to the minimum).
-  explicit FuseBuilder(double bits_per_key, FuseTestHooks hooks = {});
+  explicit FuseBuilder(double bits_per_key);
 
-  // PlanFuse (planner.h), or the test hooks' shape if they give one.
-  FilterPlan Plan(size_t num_keys) const override;
-
-  // Peeling attempts the last Finish made: 0 if it wrote a cuckoo or Bloom
-  // filter for the key count, kMaxFuseAttempts if it wrote a Bloom filter
-  // after every attempt failed. For tests and tools; not thread-safe.
-  int last_attempts() const { return last_attempts_; }
-
- protected:
-  void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes,
-             std::string* dst) const override;
+  FilterPlan Plan(size_t num_keys) const override;  // PlanFuse (fuse_kind.h)
 
  private:
   double bits_per_key_;
-  FuseTestHooks hooks_;
-  mutable int last_attempts_ = 0;
 };
 
 // Reader: fuse_reader.h (through NewFilterReader for most callers).

@@ -1,6 +1,6 @@
 // Binary fuse filter reader. In a header so that engine adapters can hold
 // the concrete (final) type and skip a virtual call per query
-// (reader_dispatch.h picks the arity); everyone else gets it through
+// (fuse_kind.h picks the arity); everyone else gets it through
 // NewFilterReader.
 
 #pragma once

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
+#include "filters/kinds.h"
 #include "filters/small_filter.h"
 
 namespace sstfilter {
@@ -11,16 +13,6 @@ namespace {
 // LevelDB budgets' bits/key are rounded down to a multiple of 1/16: at most
 // one payload byte per 128 keys.
 constexpr double kBitsPerKeySteps = 16;
-
-FilterPlan CuckooPlanOf(const CuckooShape& shape, size_t num_keys) {
-  FilterPlan plan;
-  plan.kind = shape.kind;
-  plan.cuckoo = shape;
-  const uint64_t bits = shape.num_buckets * CuckooBucketBits(shape.kind, shape.fp_bits);
-  plan.bytes = static_cast<size_t>((bits + 7) / 8) + kTrailerSize;
-  plan.expected_fpr = CuckooExpectedFpr(shape, num_keys);
-  return plan;
-}
 
 double BitsPerKeyOfBytes(size_t payload_bytes, size_t num_keys) {
   return std::floor(8.0 * static_cast<double>(payload_bytes) / static_cast<double>(num_keys) *
@@ -32,39 +24,11 @@ double BitsPerKeyOfBytes(size_t payload_bytes, size_t num_keys) {
 
 FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing) {
   FilterPlan plan;
-  plan.kind = FilterKind::kBloom;
+  plan.kind = kBloomKind;
   plan.bloom = BloomShapeFor(num_keys, bits_per_key, sizing);
   plan.bytes = plan.bloom.payload_bytes + kTrailerSize;
   plan.expected_fpr = BloomShapeFpr(plan.bloom, num_keys);
   return plan;
-}
-
-FilterPlan PlanCuckoo(size_t num_keys, double bits_per_key, CuckooVariant variant) {
-  bits_per_key = ClampBitsPerKey(bits_per_key, kMinCuckooBitsPerKey, kMaxBitsPerKey);
-  const CuckooShape shape = ChooseCuckooShape(num_keys, bits_per_key, variant);
-  if (!shape.fits_budget) return PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
-  return CuckooPlanOf(shape, num_keys);
-}
-
-FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
-  bits_per_key = ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey);
-  const FilterPlan bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
-  const FilterPlan cuckoo = PlanCuckoo(num_keys, bits_per_key, CuckooVariant::kAuto);
-  const FuseShape shape = ChooseFuseShape(num_keys, bits_per_key);
-  const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
-  const double fuse_fpr = shape.fp_bits > 0 ? std::max(floor, shape.expected_fpr()) : 2.0;
-  const double cuckoo_fpr = std::max(floor, cuckoo.expected_fpr);
-  const double bloom_fpr = std::max(floor, bloom.expected_fpr);
-  if (fuse_fpr <= cuckoo_fpr && fuse_fpr <= bloom_fpr) {
-    FilterPlan plan;
-    plan.kind = FilterKind::kFuse;
-    plan.fuse = shape;
-    plan.bytes = shape.payload_size() + kTrailerSize;
-    plan.expected_fpr = shape.expected_fpr();
-    plan.bloom = bloom.bloom;  // should every peeling fail
-    return plan;
-  }
-  return cuckoo_fpr < bloom_fpr ? cuckoo : bloom;
 }
 
 FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
@@ -77,8 +41,8 @@ FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
     return other;
   }
   FilterPlan plan;
-  plan.kind = FilterKind::kBurr;
-  plan.burr = shape;
+  plan.kind = kBurrKind;
+  plan.set_shape(shape);
   plan.bytes = shape.payload_bytes + kTrailerSize;
   plan.expected_fpr = shape.expected_fpr;
   plan.bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes).bloom;
@@ -86,19 +50,17 @@ FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
 }
 
 FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys) {
-  switch (spec.type) {
-    case FilterType::kBloom:
-      return PlanBloom(num_keys, spec.bits_per_key, BloomSizing::kWholeLines);
-    case FilterType::kCuckoo:
-    case FilterType::kCuckooPlain:
-    case FilterType::kCuckooSemiSorted:
-      return PlanCuckoo(num_keys, spec.bits_per_key, CuckooVariantOf(spec.type));
-    case FilterType::kFuse:
-      return PlanFuse(num_keys, spec.bits_per_key);
-    case FilterType::kBurr:
-      return PlanBurr(num_keys, spec.bits_per_key);
-  }
-  return PlanBloom(num_keys, spec.bits_per_key, BloomSizing::kWholeLines);
+  FilterPlan plan;
+  const bool planned = AnyKind(RegisteredKinds{}, [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    const int variant = spec.type.variant();
+    if (spec.type.first_kind() != D::kKinds[0] || variant >= static_cast<int>(std::size(D::kTypes))) {
+      return false;
+    }
+    plan = D::Plan(variant, num_keys, spec.bits_per_key);
+    return true;
+  });
+  return planned ? plan : PlanBloom(num_keys, spec.bits_per_key, BloomSizing::kWholeLines);
 }
 
 FilterPlan WithSmallForm(const FilterPlan& own, size_t num_keys, size_t bytes) {
@@ -106,7 +68,7 @@ FilterPlan WithSmallForm(const FilterPlan& own, size_t num_keys, size_t bytes) {
   const double fpr = SmallExpectedFpr(num_keys, bytes);
   if (!(fpr < own.expected_fpr)) return own;
   FilterPlan plan;
-  plan.kind = FilterKind::kSmallSet;
+  plan.kind = kSmallFormKind;
   plan.bytes = bytes;
   plan.expected_fpr = fpr;
   return plan;
@@ -151,42 +113,21 @@ bool PlanAtScale(FilterType type, double bits_per_key, FilterSpec* spec, double*
   return found;
 }
 
-void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst,
-                        int fuse_failed_attempts, int* attempts) {
-  int made = 0;
-  switch (plan.kind) {
-    case FilterKind::kCuckoo:
-    case FilterKind::kCuckooSemiSorted:
-      AppendCuckooFilter(plan.cuckoo, *hashes, dst);
-      break;
-    case FilterKind::kFuse:
-      // Never seen at the sizes planned; a correct filter all the same.
-      if (!AppendFuseFilter(plan.fuse, hashes, fuse_failed_attempts, &made, dst)) {
-        AppendBloomFilter(plan.bloom, *hashes, dst);
-      }
-      break;
-    case FilterKind::kBloom:
-      AppendBloomFilter(plan.bloom, *hashes, dst);
-      break;
-    case FilterKind::kBurr:
-      // Every attempt failing has never been seen; the plan's Bloom filter
-      // of the budget is a correct filter all the same.
-      if (!AppendBurrFilter(plan.burr.payload_bytes, hashes, dst)) {
-        AppendBloomFilter(plan.bloom, *hashes, dst);
-      }
-      break;
-    case FilterKind::kSmallSet:
-      // Not this function's (planner.h); should a caller pass one all the
-      // same, a correct filter of the planned bytes, never a miss.
-      if (!AppendSmallFilter(*hashes, plan.bytes, dst)) {
-        const double bits = 8.0 * static_cast<double>(plan.bytes) /
-                            static_cast<double>(std::max<size_t>(hashes->size(), 1));
-        AppendBloomFilter(BloomShapeFor(hashes->size(), bits, BloomSizing::kExactBytes), *hashes,
-                          dst);
-      }
-      break;
-  }
-  if (attempts != nullptr) *attempts = made;
+void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+  const bool written = AnyKind(RegisteredKinds{}, [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    if (!KindIsOf<D>(plan.kind)) return false;
+    D::Write(plan, hashes, dst);
+    return true;
+  });
+  if (written) return;
+  // A small-form plan is not this function's (planner.h); should a caller
+  // pass one all the same, a correct filter of the planned bytes, never a
+  // miss.
+  if (plan.kind == kSmallFormKind && AppendSmallFilter(*hashes, plan.bytes, dst)) return;
+  const double bits = 8.0 * static_cast<double>(plan.bytes) /
+                      static_cast<double>(std::max<size_t>(hashes->size(), 1));
+  AppendBloomFilter(BloomShapeFor(hashes->size(), bits, BloomSizing::kExactBytes), *hashes, dst);
 }
 
 }  // namespace sstfilter

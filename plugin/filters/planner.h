@@ -1,18 +1,17 @@
 // The filter planner: the one place that decides, for n distinct keys and a
 // budget, which filter is written, in what shape, and what FPR to expect.
 //
-// Each kind knows only its own geometry: bloom.h its probe count and line
-// rounding, cuckoo_filter.h its fingerprint width and load, fuse_filter.h
-// its segments and fingerprint width, small_filter.h its bucket count.
-// Everything that compares kinds, or sends a key count elsewhere, is here:
+// Each kind plans its own filter (its descriptor's Plan, filter_kind.h),
+// falling back, where the budget buys a better filter of a kind it builds
+// on, to that kind: a cuckoo budget too small for any table (a handful of
+// keys) gets a Bloom filter of the budget, sized to the byte; a fuse
+// budget gets a cuckoo (the better variant) or byte-sized Bloom filter
+// where either is more accurate (small key counts: the header, whole
+// segments and whole fingerprint bits cost more than they save), and
+// should every peeling fail, that Bloom filter is written instead
+// (plan.bloom). What no kind decides alone is here:
 //
-// - a cuckoo budget too small for any table (a handful of keys) gets a
-//   Bloom filter of the budget, sized to the byte;
-// - a fuse budget gets a fuse filter, or, where either is more accurate
-//   (small key counts: the header, whole segments and whole fingerprint
-//   bits cost more than they save), a cuckoo filter (the better variant)
-//   or a byte-sized Bloom filter; should every peeling fail, that Bloom
-//   filter is written instead (plan.bloom);
+// - the plan of a spec, through the registry (PlanFilter);
 // - up to kMaxSmallKeys keys, the small form in the same bytes, where it
 //   is the more accurate (WithSmallForm);
 // - LevelDB's budgets, given in bytes (PlanInBytes);
@@ -32,45 +31,15 @@
 #include <vector>
 
 #include "filters/bloom.h"
-#include "filters/burr_filter.h"
-#include "filters/cuckoo_filter.h"
+#include "filters/filter_plan.h"
 #include "filters/filter_spec.h"
-#include "filters/fuse_filter.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
 
-struct FilterPlan {
-  // What the trailer will say; kSmallSet for the small form.
-  FilterKind kind = FilterKind::kBloom;
-  // Bytes written, trailer included. For cuckoo, unless placement needs a
-  // stash larger than planned or a larger table (rare: a few percent more).
-  size_t bytes = 0;
-  double expected_fpr = 0;
-  // The shape of the kind planned: `bloom` for kBloom, and for kFuse the
-  // Bloom filter written should every peeling fail; `cuckoo` for the two
-  // cuckoo kinds; `fuse` for kFuse. Unused members are left default.
-  BloomShape bloom;
-  CuckooShape cuckoo;
-  FuseShape fuse;
-  BurrShape burr;
-};
-
 // A cache-local Bloom filter of `bits_per_key` (taken as ClampBitsPerKey
 // does, within [kMinBitsPerKey, kMaxBitsPerKey]).
 FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing);
-
-// A cuckoo filter of `variant` at `bits_per_key` (within
-// [kMinCuckooBitsPerKey, kMaxBitsPerKey]), or the byte-sized Bloom filter
-// of that budget where no table fits it.
-FilterPlan PlanCuckoo(size_t num_keys, double bits_per_key, CuckooVariant variant);
-
-// The most accurate of a fuse filter, a cuckoo filter (kAuto) and a
-// byte-sized Bloom filter at `bits_per_key` (within [kMinFuseBitsPerKey,
-// kMaxBitsPerKey]). FPRs under 2^-32 count as equal, and fuse wins ties: a
-// large Bloom filter of 100 bits/key beats 32-bit fingerprints, but its
-// 30 probes cost 30 cache misses.
-FilterPlan PlanFuse(size_t num_keys, double bits_per_key);
 
 // The more accurate of a bumped ribbon filter at `bits_per_key` (within
 // [kMinBurrBitsPerKey, kMaxBitsPerKey]) and what PlanFuse plans there,
@@ -78,11 +47,13 @@ FilterPlan PlanFuse(size_t num_keys, double bits_per_key);
 // where the header, the last layers' free slots and whole blocks cost
 // more than fuse's or cuckoo's overhead); the bumped ribbon filter on a
 // tie. Its plan.bloom is the Bloom filter written should every attempt
-// fail.
+// fail. (The bumped ribbon kind's own plan, here until its files declare
+// it beside its descriptor, bumped_ribbon_kind.h.)
 FilterPlan PlanBurr(size_t num_keys, double bits_per_key);
 
-// The plan of spec.type at spec.bits_per_key, as above; the small form is
-// not considered (WithSmallForm).
+// The plan of spec.type at spec.bits_per_key: its kind's (filter_kind.h),
+// or for a type no kind registered a Bloom filter's. The small form is not
+// considered (WithSmallForm).
 FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys);
 
 // The small form of `num_keys` keys in exactly `bytes` bytes if that is
@@ -113,15 +84,12 @@ double ExpectedFprAtScale(const FilterSpec& spec);
 // accepts that budget (ValidateFilterSpec).
 bool PlanAtScale(FilterType type, double bits_per_key, FilterSpec* spec, double* fpr);
 
-// Appends the Bloom, cuckoo or fuse filter `plan` describes over `hashes`
-// (no adjacent repeats), free to reorder or consume *hashes. The small form
-// is the caller's to write: AppendSmallFilter may refuse (small_filter.h),
-// and the caller then writes the plan WithSmallForm was given (given a
-// small-form plan all the same, this writes it, or where it is refused a
-// Bloom filter of its bytes). `fuse_failed_attempts` forces that many peelings to
-// fail (FuseTestHooks); *attempts, if given, gets the peelings made (0 for
-// a plan that is not fuse).
-void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst,
-                        int fuse_failed_attempts = 0, int* attempts = nullptr);
+// Appends the filter `plan` describes over `hashes` (no adjacent repeats),
+// free to reorder or consume *hashes: its kind's writer (filter_kind.h).
+// The small form is the caller's to write: AppendSmallFilter may refuse
+// (small_filter.h), and the caller then writes the plan WithSmallForm was
+// given (given a small-form plan all the same, this writes it, or where it
+// is refused a Bloom filter of its bytes).
+void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst);
 
 }  // namespace sstfilter

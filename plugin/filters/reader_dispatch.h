@@ -4,19 +4,18 @@
 // the exact (final) type to a callback, so that callers can keep it by
 // value and probe without a virtual call: NewFilterReader (filter.cc),
 // FilterMayMatch, and the RocksDB adapter, which wraps each type in its
-// own FilterBitsReader. Small filters get SmallReader; semi-sorted cuckoo
-// filters with f = 8..24 get a reader whose bucket codec has the width
-// compiled in; fuse filters one with the arity compiled in.
+// own FilterBitsReader. The version-1 kinds are the registry's (kinds.h):
+// the kind whose descriptor claims the trailer's kind byte parses the
+// payload and picks its reader type (filter_kind.h). Small filters get
+// SmallReader.
 
 #pragma once
 
 #include <algorithm>
 
-#include "filters/bloom.h"
-#include "filters/burr_reader.h"
-#include "filters/cuckoo_reader.h"
 #include "filters/filter.h"
-#include "filters/fuse_reader.h"
+#include "filters/filter_kind.h"
+#include "filters/kinds.h"
 #include "filters/small_filter.h"
 #include "format/trailer.h"
 
@@ -31,25 +30,22 @@ class AlwaysMatchReader final : public FilterReader {
   }
 };
 
-// What a reader needs of filter bytes that passed every check.
+// What every reader was made from, of filter bytes that passed every check.
 struct ParsedFilter {
-  FilterKind kind = FilterKind::kBloom;
+  FilterKind kind{};  // the trailer's, or kSmallFormKind
   size_t payload_size = 0;
   int param_a = 0;
   int param_b = 0;
-  CuckooLayout cuckoo;  // cuckoo kinds only
-  FuseLayout fuse;      // fuse only
-  SmallLayout small;    // small form only
-  BurrLayout burr;      // bumped ribbon only
+  SmallLayout small;  // small form only
 };
 
 // The one place that decides whether filter bytes are trusted. A version-1
-// filter (trailer marker, version and kind, then the kind's parameters and
-// shape) is trusted if its checksum matches, or `check` says the engine
-// verified the bytes. Anything else is trusted only as a small filter
-// (ParseSmallFilter: its check, always verified, its layout and its
-// bitmap's count of ones): no small filter passes the version-1 checks,
-// so the two never overlap.
+// filter (trailer marker and version, a registered kind byte, then the
+// kind's parameters and shape) is trusted if its checksum matches, or
+// `check` says the engine verified the bytes. Anything else is trusted
+// only as a small filter (ParseSmallFilter: its check, always verified,
+// its layout and its bitmap's count of ones): no small filter passes the
+// version-1 checks, so the two never overlap.
 bool ParseFilter(const char* data, size_t size, ParsedFilter* f,
                  ChecksumCheck check = ChecksumCheck::kVerify);
 
@@ -59,23 +55,53 @@ bool ParseVersion1Filter(const char* data, size_t size, ParsedFilter* f,
 
 namespace dispatch_internal {
 
-// fn(CuckooReader<FixedSemiSortedCodec<f>>) if First <= f <= 17,
-// fn(CuckooReader<FixedWideSemiSortedCodec<f>>) if 18 <= f <= Last, else
-// fn(CuckooReader<SemiSortedBucketCodec>).
-template <int First, int Last, typename Fn>
-auto WithSemiSortedReader(const char* data, const ParsedFilter& f, Fn& fn) {
-  if constexpr (First > Last) {
-    return fn(CuckooReader<SemiSortedBucketCodec>(f.param_a, data, f.cuckoo));
-  } else {
-    if (f.param_a == First) {
-      if constexpr (First <= 17) {
-        return fn(CuckooReader<FixedSemiSortedCodec<First>>(First, data, f.cuckoo));
-      } else {
-        return fn(CuckooReader<FixedWideSemiSortedCodec<First>>(First, data, f.cuckoo));
-      }
-    }
-    return WithSemiSortedReader<First + 1, Last>(data, f, fn);
+// fn(the reader of the first descriptor in the list that claims
+// trailer.kind), if its Parse accepts the payload and the checksum is as
+// `check` requires (else fn(AlwaysMatchReader)); not_version1() if no
+// descriptor claims the kind or Parse refuses the payload.
+template <typename R, typename Fn, typename NotVersion1>
+R WithKindReader(KindList<>, const Trailer&, const char*, size_t, size_t, ChecksumCheck, Fn&,
+                 NotVersion1& not_version1) {
+  return not_version1();
+}
+
+template <typename R, typename D, typename... Rest, typename Fn, typename NotVersion1>
+R WithKindReader(KindList<D, Rest...>, const Trailer& trailer, const char* data, size_t size,
+                 size_t payload_size, ChecksumCheck check, Fn& fn, NotVersion1& not_version1) {
+  if (!KindIsOf<D>(trailer.kind)) {
+    return WithKindReader<R>(KindList<Rest...>{}, trailer, data, size, payload_size, check, fn,
+                             not_version1);
   }
+  typename D::Layout layout;
+  if (!D::Parse(trailer, data, payload_size, &layout)) return not_version1();
+  // Version 1 by its structure, intact or not: the small-form builder
+  // never writes bytes that pass it.
+  if (check == ChecksumCheck::kVerify && !TrailerChecksumMatches(data, size)) {
+    return fn(AlwaysMatchReader());
+  }
+  return D::Read(trailer, data, payload_size, layout, fn);
+}
+
+// WithFilterReader, telling *f what it found (ParseFilter).
+template <typename Fn>
+auto WithParsedFilter(const char* data, size_t size, ChecksumCheck check, ParsedFilter* f, Fn& fn) {
+  using R = decltype(fn(AlwaysMatchReader()));
+  auto small_form = [&]() -> R {
+    if (!ParseSmallFilter(data, size, &f->small)) return fn(AlwaysMatchReader());
+    f->kind = kSmallFormKind;
+    f->payload_size = size - SmallTrailerSize(f->small.num_keys);
+    f->param_a = f->param_b = 0;
+    return fn(SmallReader(data, size, f->small));
+  };
+  Trailer trailer;
+  if (!ParseTrailer(data, size, &trailer, &f->payload_size, ChecksumCheck::kEngineVerified)) {
+    return small_form();
+  }
+  f->kind = trailer.kind;
+  f->param_a = trailer.param_a;
+  f->param_b = trailer.param_b;
+  return WithKindReader<R>(RegisteredKinds{}, trailer, data, size, f->payload_size, check, fn,
+                           small_form);
 }
 
 }  // namespace dispatch_internal
@@ -87,24 +113,7 @@ auto WithSemiSortedReader(const char* data, const ParsedFilter& f, Fn& fn) {
 template <typename Fn>
 auto WithFilterReader(const char* data, size_t size, ChecksumCheck check, Fn&& fn) {
   ParsedFilter f;
-  if (ParseFilter(data, size, &f, check)) {
-    switch (f.kind) {
-      case FilterKind::kBloom:
-        return fn(BloomReader(data, f.payload_size, f.param_a));
-      case FilterKind::kCuckoo:
-        return fn(CuckooReader<PlainBucketCodec>(f.param_a, data, f.cuckoo));
-      case FilterKind::kCuckooSemiSorted:
-        return dispatch_internal::WithSemiSortedReader<8, 24>(data, f, fn);
-      case FilterKind::kFuse:
-        if (f.param_b == 3) return fn(FuseReader<3>(f.param_a, f.fuse));
-        return fn(FuseReader<4>(f.param_a, f.fuse));
-      case FilterKind::kSmallSet:
-        return fn(SmallReader(data, size, f.small));
-      case FilterKind::kBurr:
-        return fn(BurrReader(f.burr));
-    }
-  }
-  return fn(AlwaysMatchReader());
+  return dispatch_internal::WithParsedFilter(data, size, check, &f, fn);
 }
 
 }  // namespace sstfilter

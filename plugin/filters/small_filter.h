@@ -41,6 +41,11 @@
 
 namespace sstfilter {
 
+// Names the small form in memory (ParsedFilter, FilterPlan). Never a
+// version-1 kind byte: the small form has no such trailer, and the
+// registry (kinds.h) lets no kind take 5.
+constexpr FilterKind kSmallFormKind{5};
+
 constexpr size_t kMaxSmallKeys = 1024;        // n - 1 fits 10 bits
 constexpr size_t kMaxShortTrailerKeys = 16;   // n - 1 fits 4 bits
 constexpr unsigned kMaxSmallLowBits = 56;

@@ -21,14 +21,8 @@ bool ParseTrailer(const char* data, size_t size, Trailer* trailer,
   const char* t = data + size - kTrailerSize;
   const auto version_byte = static_cast<uint8_t>(t[3]);
   if (version_byte != (kMarkerNibble | kFormatVersion)) return false;
-  const auto kind = static_cast<uint8_t>(t[0]);
-  if (kind < static_cast<uint8_t>(FilterKind::kBloom) ||
-      kind > static_cast<uint8_t>(FilterKind::kBurr) ||
-      kind == static_cast<uint8_t>(FilterKind::kSmallSet)) {
-    return false;
-  }
   if (check == ChecksumCheck::kVerify && !TrailerChecksumMatches(data, size)) return false;
-  trailer->kind = static_cast<FilterKind>(kind);
+  trailer->kind = static_cast<FilterKind>(static_cast<uint8_t>(t[0]));
   trailer->param_a = static_cast<uint8_t>(t[1]);
   trailer->param_b = static_cast<uint8_t>(t[2]);
   *payload_size = size - kTrailerSize;

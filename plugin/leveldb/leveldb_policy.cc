@@ -67,7 +67,7 @@ void LevelDBFilterPolicy::CreateFilter(const leveldb::Slice* keys, int n,
   }
   const size_t budget = LevelDBBloomFilterBytes(num_keys, spec_.bits_per_key);
   const FilterPlan own = PlanInBytes(spec_.type, hashes.size(), budget, /*small_form=*/false);
-  if (WithSmallForm(own, hashes.size(), budget).kind == FilterKind::kSmallSet &&
+  if (WithSmallForm(own, hashes.size(), budget).kind == kSmallFormKind &&
       AppendSmallFilter(hashes, budget, dst)) {
     return;
   }

@@ -52,10 +52,10 @@ const rocksdb::FilterPolicy* PolicyFromUri(
   return guard->get();
 }
 
-std::shared_ptr<const rocksdb::FilterPolicy> NewPolicyOrThrow(FilterType type,
+std::shared_ptr<const rocksdb::FilterPolicy> NewPolicyOrThrow(const char* name,
                                                               double bits_per_key) {
   std::shared_ptr<const rocksdb::FilterPolicy> policy;
-  const rocksdb::Status s = NewFilterPolicy(FilterTypeName(type), bits_per_key, &policy);
+  const rocksdb::Status s = NewFilterPolicy(name, bits_per_key, &policy);
   if (!s.ok()) throw std::invalid_argument(s.ToString());
   return policy;
 }
@@ -67,11 +67,11 @@ std::shared_ptr<rocksdb::EventListener> NewLevelListener() {
 }
 
 std::shared_ptr<const rocksdb::FilterPolicy> NewBloomFilterPolicy(double bits_per_key) {
-  return NewPolicyOrThrow(FilterType::kBloom, bits_per_key);
+  return NewPolicyOrThrow("bloom", bits_per_key);
 }
 
 std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(double bits_per_key) {
-  return NewPolicyOrThrow(FilterType::kCuckoo, bits_per_key);
+  return NewPolicyOrThrow("cuckoo", bits_per_key);
 }
 
 rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,

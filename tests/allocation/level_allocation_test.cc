@@ -2,6 +2,8 @@
 // smaller levels more bits, and lowers the summed FPR a lookup pays.
 
 #include "allocation/level_allocation.h"
+#include "filters/cuckoo_kind.h"
+#include "filters/fuse_kind.h"
 #include "filters/planner.h"
 
 #include <gtest/gtest.h>
@@ -38,7 +40,7 @@ double FprSum(const std::vector<RunClass>& runs, const std::vector<LevelFilter>&
 
 TEST(LevelAllocationTest, SpendsTheBudgetAndFavoursSmallLevels) {
   const std::vector<RunClass> runs = Tree(4, 4, 10);  // L0, then L3..L6
-  for (FilterType type : {FilterType::kCuckoo, FilterType::kBloom, FilterType::kFuse}) {
+  for (FilterType type : {kCuckooType, FilterType::kBloom, kFuseType}) {
     for (double bits : {6.0, 10.0, 16.0}) {
       const FilterSpec budget{type, bits};
       const std::vector<LevelFilter> plan = SolveAllocation(FprCurve(budget), runs);
@@ -70,7 +72,7 @@ TEST(LevelAllocationTest, SpendsTheBudgetAndFavoursSmallLevels) {
 // sized in between would have.
 TEST(LevelAllocationTest, BottomMixesTheTwoCurvePointsAroundItsShare) {
   const std::vector<RunClass> runs = Tree(4, 4, 10);
-  const std::vector<LevelFilter> plan = SolveAllocation(FprCurve({FilterType::kCuckoo, 10}), runs);
+  const std::vector<LevelFilter> plan = SolveAllocation(FprCurve({kCuckooType, 10}), runs);
   const LevelFilter& bottom = plan.back();
   ASSERT_GT(bottom.upper_fraction, 0);
   ASSERT_LT(bottom.upper_fraction, 1);
@@ -78,14 +80,14 @@ TEST(LevelAllocationTest, BottomMixesTheTwoCurvePointsAroundItsShare) {
   EXPECT_EQ(ValidateFilterSpec(bottom.upper_spec), "");
   EXPECT_LT(bottom.spec.bits_per_key, bottom.BitsPerKey());
   EXPECT_GT(bottom.upper_spec.bits_per_key, bottom.BitsPerKey());
-  EXPECT_LT(bottom.expected_fpr, ExpectedFprAtScale({FilterType::kCuckoo, bottom.BitsPerKey()}));
+  EXPECT_LT(bottom.expected_fpr, ExpectedFprAtScale({kCuckooType, bottom.BitsPerKey()}));
   EXPECT_NEAR(BitsPerKey(runs, plan), 10, 1e-6);
   EXPECT_EQ(&bottom.SpecForFile(0.0), &bottom.upper_spec);
   EXPECT_EQ(&bottom.SpecForFile(0.999), &bottom.spec);
 }
 
 TEST(LevelAllocationTest, OneLevelKeepsTheBudgetNearlyWhole) {
-  const FilterSpec budget{FilterType::kCuckoo, 10};
+  const FilterSpec budget{kCuckooType, 10};
   const std::vector<RunClass> runs = Tree(4, 1, 10);
   const std::vector<LevelFilter> plan = SolveAllocation(FprCurve(budget), runs);
   EXPECT_NEAR(BitsPerKey(runs, plan), 10, 0.1);

@@ -4,6 +4,8 @@
 // a file of the bottom level.
 
 #include "allocation/tree_allocation.h"
+#include "filters/cuckoo_kind.h"
+#include "filters/fuse_kind.h"
 
 #include <gtest/gtest.h>
 
@@ -81,7 +83,7 @@ TEST(TreeAllocationTest, SpendsTheBudgetsBytesNeverFewer) {
       Tree({}, {2000, 8000, 32000, 128000, 512000}, 2500),  // x4, small files
       Tree({40000}, {160000, 1600000}, 40000),              // two levels and L0
   };
-  for (FilterType type : {FilterType::kBloom, FilterType::kCuckoo, FilterType::kFuse}) {
+  for (FilterType type : {FilterType::kBloom, kCuckooType, kFuseType}) {
     for (double bits : {8.0, 10.0, 16.0}) {
       for (size_t t = 0; t < trees.size(); ++t) {
         SCOPED_TRACE(std::string(FilterTypeName(type)) + " " + std::to_string(bits) + " tree " +
@@ -98,7 +100,7 @@ TEST(TreeAllocationTest, SpendsTheBudgetsBytesNeverFewer) {
 
 TEST(TreeAllocationTest, SmallRunsGetMoreBitsThanTheBottom) {
   const TreeShape tree = Tree({3000, 3000}, {30000, 300000, 3000000}, 9000);
-  const FilterSpec budget{FilterType::kCuckoo, 10};
+  const FilterSpec budget{kCuckooType, 10};
   const FilterSpec l4 = PlanForTree(Compacted(4, 9000, "k3"), tree, budget);
   const FilterSpec l5 = PlanForTree(Compacted(5, 9000, "k3"), tree, budget);
   const FilterSpec l6 = PlanForTree(Compacted(6, 9000, "k3"), tree, budget);
@@ -110,7 +112,7 @@ TEST(TreeAllocationTest, SmallRunsGetMoreBitsThanTheBottom) {
 
 TEST(TreeAllocationTest, OneRunKeepsTheBudget) {
   const TreeShape tree = Tree({}, {3000000}, 9000);
-  const FilterSpec budget{FilterType::kFuse, 10};
+  const FilterSpec budget{kFuseType, 10};
   const FilterSpec spec = PlanForTree(Compacted(6, 9000, "k3"), tree, budget);
   EXPECT_EQ(spec.type, budget.type);
   EXPECT_EQ(spec.bits_per_key, budget.bits_per_key);
@@ -119,7 +121,7 @@ TEST(TreeAllocationTest, OneRunKeepsTheBudget) {
 // A backlog: L5 at three times its target. Its files, and the bottom's,
 // are planned as for the tree settled (L5 at target, the rest in L6).
 TEST(TreeAllocationTest, ALevelOverItsTargetIsPlannedAsSettled) {
-  const FilterSpec budget{FilterType::kCuckoo, 10};
+  const FilterSpec budget{kCuckooType, 10};
   TreeShape backlog = Tree({}, {30000, 900000, 3000000}, 9000);
   backlog.level_target_keys = {0, 0, 0, 0, 30000, 300000, 0};
   TreeShape settled = Tree({}, {30000, 300000, 3600000}, 9000);
@@ -223,7 +225,7 @@ TEST(TreeAllocationTest, ALevelOfMixedDensitiesSpendsTheBudget) {
   const std::vector<FileRange> sparse = Files(10, 1000000, 20, 10000);
   tree.level_ranges[5].insert(tree.level_ranges[5].end(), sparse.begin(), sparse.end());
   tree.level_ranges[6] = Files(300, 0, 1, 10000);
-  for (FilterType type : {FilterType::kBloom, FilterType::kCuckoo}) {
+  for (FilterType type : {FilterType::kBloom, kCuckooType}) {
     SCOPED_TRACE(FilterTypeName(type));
     const double spend = Spend(tree, FilterSpec{type, 10});
     EXPECT_GE(spend, 0.999);
@@ -233,7 +235,7 @@ TEST(TreeAllocationTest, ALevelOfMixedDensitiesSpendsTheBudget) {
 
 TEST(TreeAllocationTest, AnAppendIsPlannedAsABottomLevelFile) {
   const TreeShape tree = Tree({3000}, {30000, 300000, 3000000}, 9000);
-  const FilterSpec budget{FilterType::kCuckoo, 10};
+  const FilterSpec budget{kCuckooType, 10};
   FileFacts past_the_end = Compacted(0, 9000, "k950");
   FileFacts before_the_start = Compacted(0, 9000, "k0");
   FileFacts inside = Compacted(0, 9000, "k500");

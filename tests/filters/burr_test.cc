@@ -192,14 +192,16 @@ TEST(BurrTest, APlanThatCannotBeBuiltWritesItsBloomFilter) {
   const auto hashes = RandomHashes(20000, 12);
   FilterPlan plan = PlanBurr(hashes.size(), 10);
   ASSERT_EQ(plan.kind, FilterKind::kBurr);
-  plan.burr.payload_bytes = 100;  // not one column's worth
+  BurrShape shape = plan.shape<BurrShape>();
+  shape.payload_bytes = 100;  // not one column's worth
+  plan.set_shape(shape);
   std::vector<uint64_t> keys = hashes;
   std::string filter;
   WritePlannedFilter(plan, &keys, &filter);
   Trailer trailer;
   size_t payload_size = 0;
   ASSERT_TRUE(ParseTrailer(filter.data(), filter.size(), &trailer, &payload_size));
-  EXPECT_EQ(trailer.kind, FilterKind::kBloom);
+  EXPECT_EQ(trailer.kind, kBloomKind);
   EXPECT_LE(filter.size(), hashes.size() * 10 / 8 + kTrailerSize);
   const auto reader = NewFilterReader(filter.data(), filter.size());
   for (uint64_t h : hashes) ASSERT_TRUE(reader->MayMatch(h));

@@ -235,7 +235,7 @@ TEST(CuckooShapeTest, WholeNumberBudgetsGetTheirFingerprintBit) {
 TEST(CuckooShapeTest, AutoPicksSemiSortedWhereItBuysABit) {
   // 12 bits/key: plain fits f = 11, semi-sorted f = 12 in the same space.
   const CuckooShape s = ChooseCuckooShape(1000000, 12, CuckooVariant::kAuto);
-  EXPECT_EQ(s.kind, FilterKind::kCuckooSemiSorted);
+  EXPECT_EQ(s.kind, kCuckooSemiSortedKind);
   EXPECT_EQ(s.fp_bits, 12);
   EXPECT_LT(CuckooExpectedFpr(s, 1000000),
             CuckooExpectedFpr(ChooseCuckooShape(1000000, 12, CuckooVariant::kPlain), 1000000));

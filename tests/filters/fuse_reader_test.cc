@@ -9,6 +9,7 @@
 
 #include "filters/filter.h"
 #include "filters/fuse_filter.h"
+#include "filters/fuse_reader.h"
 #include "filters/reader_dispatch.h"
 #include "format/hash.h"
 #include "format/trailer.h"
@@ -32,7 +33,7 @@ TEST(FuseReaderTest, DoubtfulShapesReadAsMayMatch) {
   const auto hashes = RandomHashes(5000, 23);
   FuseBuilder builder(10);
   const std::string good = Build(&builder, hashes);
-  ASSERT_EQ(KindOf(good), FilterKind::kFuse);
+  ASSERT_EQ(KindOf(good), kFuseKind);
   ParsedFilter parsed;
   ASSERT_TRUE(ParseFilter(good.data(), good.size(), &parsed));
   const size_t t = good.size() - kTrailerSize;
@@ -87,7 +88,7 @@ std::string HandMade(int f, uint64_t wide, size_t array_bytes) {
   filter[12] = 1;  // log
   filter[13] = static_cast<char>(wide);
   Trailer trailer;
-  trailer.kind = FilterKind::kFuse;
+  trailer.kind = kFuseKind;
   trailer.param_a = static_cast<uint8_t>(f);
   trailer.param_b = 3;
   AppendTrailer(trailer, 0, &filter);
@@ -100,7 +101,12 @@ TEST(FuseReaderTest, WideSegmentsAreCheckedAgainstTheShape) {
   for (uint64_t wide : {0, 1, 2}) {
     const std::string ok = HandMade(8, wide, (48 + 2 * wide + 7) / 8);
     ASSERT_TRUE(ParseFilter(ok.data(), ok.size(), &parsed)) << wide;
-    EXPECT_EQ(parsed.fuse.wide_segments, wide);
+    Trailer trailer;
+    size_t payload_size = 0;
+    ASSERT_TRUE(ParseTrailer(ok.data(), ok.size(), &trailer, &payload_size));
+    FuseLayout layout;
+    ASSERT_TRUE(ParseFuseLayout(trailer, ok.data(), payload_size, &layout));
+    EXPECT_EQ(layout.wide_segments, wide);
   }
   // All 3 segments wide: 54 bits, the same 7 bytes, but never written.
   const std::string all = HandMade(8, 3, 7);

@@ -13,6 +13,7 @@
 #include "filters/fuse_filter.h"
 #include "filters/fuse_hashing.h"
 #include "filters/fuse_reader.h"
+#include "filters/fuse_test_seam.h"
 #include "format/coding.h"
 #include "format/hash.h"
 #include "format/trailer.h"
@@ -156,12 +157,12 @@ TEST(FuseBuilderTest, FirstPeelingsMostlySucceedAtTheRefittedSizes) {
   for (const auto& [n, bpk] : {std::pair<size_t, double>{10000, 10}, {22000, 12}, {45000, 16}}) {
     SCOPED_TRACE(n);
     ASSERT_EQ(ChooseFuseShape(n, bpk).arity, 4);
-    FuseBuilder builder(bpk);
+    FuseTestBuilder builder(bpk);
     int attempts = 0;
     for (uint64_t seed = 1; seed <= 30; ++seed) {
       const auto hashes = RandomHashes(n, 1000 * n + seed);
       const std::string filter = Build(&builder, hashes);
-      ASSERT_EQ(KindOf(filter), FilterKind::kFuse);
+      ASSERT_EQ(KindOf(filter), kFuseKind);
       attempts += builder.last_attempts();
     }
     EXPECT_LE(attempts, 45);
@@ -173,7 +174,7 @@ TEST(FuseBuilderTest, FirstPeelingsMostlySucceedAtTheRefittedSizes) {
 // every key matches whichever it is.
 TEST(FuseBuilderTest, SmallKeyCountsGetTheMoreAccurateFilter) {
   for (double bpk : {6.0, 10.0, 16.0}) {
-    FuseBuilder builder(bpk);
+    FuseTestBuilder builder(bpk);
     const CuckooBuilder cuckoo(bpk, CuckooVariant::kAuto);
     const BloomBuilder bloom(bpk, BloomSizing::kExactBytes);
     for (size_t n : {1, 2, 5, 50, 200, 1000, 1500, 5000, 20000}) {
@@ -186,48 +187,48 @@ TEST(FuseBuilderTest, SmallKeyCountsGetTheMoreAccurateFilter) {
       const FuseShape shape = ChooseFuseShape(n, bpk);
       const double fuse_fpr = shape.fp_bits == 0 ? 1 : shape.expected_fpr();
       const FilterKind kind = KindOf(filter);
-      if (kind == FilterKind::kFuse) {
+      if (kind == kFuseKind) {
         EXPECT_EQ(builder.ExpectedFpr(n), fuse_fpr);
         EXPECT_LE(builder.ExpectedFpr(n), cuckoo.ExpectedFpr(n));
         EXPECT_LE(shape.expected_fpr(), std::ldexp(1.0, -shape.fp_bits));
         EXPECT_GT(shape.expected_fpr(), std::ldexp(1.0, -shape.fp_bits - 1));
-      } else if (kind == FilterKind::kBloom) {
+      } else if (kind == kBloomKind) {
         EXPECT_LT(builder.ExpectedFpr(n), fuse_fpr);
         EXPECT_LE(builder.ExpectedFpr(n), cuckoo.ExpectedFpr(n));
       } else {
-        ASSERT_TRUE(kind == FilterKind::kCuckoo || kind == FilterKind::kCuckooSemiSorted)
+        ASSERT_TRUE(kind == kCuckooPlainKind || kind == kCuckooSemiSortedKind)
             << static_cast<int>(kind);
         EXPECT_EQ(builder.ExpectedFpr(n), cuckoo.ExpectedFpr(n));
         EXPECT_LT(builder.ExpectedFpr(n), fuse_fpr);
         EXPECT_EQ(filter.size(), cuckoo.FilterSize(n));
       }
-      EXPECT_EQ(builder.last_attempts(), kind == FilterKind::kFuse ? 1 : 0);
+      EXPECT_EQ(builder.last_attempts(), kind == kFuseKind ? 1 : 0);
     }
   }
   // A few keys are Bloom, many are fuse; in between, at 16 bits/key, the
   // cuckoo filter's 0.011% beats the fuse filter's 0.034% at 1500 keys.
   FuseBuilder builder(10);
-  EXPECT_EQ(KindOf(Build(&builder, RandomHashes(5, 1))), FilterKind::kBloom);
-  EXPECT_EQ(KindOf(Build(&builder, RandomHashes(20000, 1))), FilterKind::kFuse);
+  EXPECT_EQ(KindOf(Build(&builder, RandomHashes(5, 1))), kBloomKind);
+  EXPECT_EQ(KindOf(Build(&builder, RandomHashes(20000, 1))), kFuseKind);
   FuseBuilder sixteen(16);
   const auto hashes = RandomHashes(1500, 3);
   const std::string filter = Build(&sixteen, hashes);
-  EXPECT_EQ(KindOf(filter), FilterKind::kCuckooSemiSorted);
+  EXPECT_EQ(KindOf(filter), kCuckooSemiSortedKind);
   EXPECT_LT(MeasuredFpr(filter, 4000000, 5), 0.5 * ChooseFuseShape(1500, 16).expected_fpr());
 }
 
 TEST(FuseBuilderTest, ForcedPeelingFailuresRetryWithAnotherSeed) {
   const auto hashes = RandomHashes(30000, 17);
-  FuseBuilder plain(12);
+  FuseTestBuilder plain(12);
   const std::string first = Build(&plain, hashes);
   EXPECT_EQ(plain.last_attempts(), 1);
   EXPECT_EQ(DecodeFixed64(first.data()), 0u);  // seed 0
   for (int failures : {1, 3, kMaxFuseAttempts - 1}) {
     SCOPED_TRACE(failures);
-    FuseBuilder retried(12, FuseTestHooks{failures, {}});
+    FuseTestBuilder retried(12, FuseTestHooks{failures, {}});
     const std::string filter = Build(&retried, hashes);
     EXPECT_EQ(retried.last_attempts(), failures + 1);
-    ASSERT_EQ(KindOf(filter), FilterKind::kFuse);
+    ASSERT_EQ(KindOf(filter), kFuseKind);
     EXPECT_NE(DecodeFixed64(filter.data()), 0u);  // another seed
     EXPECT_EQ(filter.size(), first.size());       // the same shape
     EXPECT_NE(filter, first);
@@ -242,10 +243,10 @@ TEST(FuseBuilderTest, ForcedPeelingFailuresRetryWithAnotherSeed) {
 
 TEST(FuseBuilderTest, AfterTheLastAttemptABloomFilterWithinTheBudget) {
   const auto hashes = RandomHashes(30000, 18);
-  FuseBuilder builder(12, FuseTestHooks{kMaxFuseAttempts, {}});
+  FuseTestBuilder builder(12, FuseTestHooks{kMaxFuseAttempts, {}});
   const std::string filter = Build(&builder, hashes);
   EXPECT_EQ(builder.last_attempts(), kMaxFuseAttempts);
-  EXPECT_EQ(KindOf(filter), FilterKind::kBloom);
+  EXPECT_EQ(KindOf(filter), kBloomKind);
   EXPECT_LE((filter.size() - kTrailerSize) * 8.0, 12.0 * hashes.size());
   ExpectAllMatch(filter, hashes);
 }
@@ -259,10 +260,10 @@ TEST(FuseBuilderTest, FarApartDuplicatesAreRemovedNotRetried) {
     with_dups.push_back(hashes[3]);
     with_dups.push_back(hashes[r]);
   }
-  FuseBuilder builder(10);
+  FuseTestBuilder builder(10);
   const std::string filter = Build(&builder, with_dups);
   EXPECT_EQ(builder.last_attempts(), 1);
-  EXPECT_EQ(KindOf(filter), FilterKind::kFuse);
+  EXPECT_EQ(KindOf(filter), kFuseKind);
   EXPECT_EQ(filter.size(), builder.FilterSize(with_dups.size()));
   ExpectAllMatch(filter, with_dups);
 }
@@ -276,10 +277,10 @@ TEST(FuseBuilderTest, FewFarApartCopiesAreTakenOutWhenPeelingStalls) {
     std::vector<uint64_t> with_dups = hashes;
     for (size_t i = 0; i < hashes.size(); i += 5) with_dups.push_back(hashes[i]);
     for (size_t i = 0; i < hashes.size(); i += 15) with_dups.push_back(hashes[i]);
-    FuseBuilder builder(bpk);
+    FuseTestBuilder builder(bpk);
     const std::string filter = Build(&builder, with_dups);
     EXPECT_EQ(builder.last_attempts(), 1) << bpk;
-    EXPECT_EQ(KindOf(filter), FilterKind::kFuse);
+    EXPECT_EQ(KindOf(filter), kFuseKind);
     EXPECT_EQ(filter.size(), builder.FilterSize(with_dups.size()));
     ExpectAllMatch(filter, with_dups);
   }
@@ -294,9 +295,9 @@ TEST(FuseBuilderTest, StructuredHashesStillBuild) {
       SCOPED_TRACE(testing::Message() << "n=" << n << " shift=" << shift);
       std::vector<uint64_t> hashes;
       for (uint64_t i = 0; i < n; ++i) hashes.push_back(i << shift | (i >> 8) << 3);
-      FuseBuilder builder(16);
+      FuseTestBuilder builder(16);
       const std::string filter = Build(&builder, hashes);
-      EXPECT_EQ(KindOf(filter), n == 20000 ? FilterKind::kFuse : FilterKind::kCuckooSemiSorted);
+      EXPECT_EQ(KindOf(filter), n == 20000 ? kFuseKind : kCuckooSemiSortedKind);
       EXPECT_LT(builder.last_attempts(), kMaxFuseAttempts);
       ExpectAllMatch(filter, hashes);
     }
@@ -309,7 +310,7 @@ TEST(FuseBuilderTest, ManyKeysEveryArityAndWidth) {
     SCOPED_TRACE(bpk);
     FuseBuilder builder(bpk);
     const std::string filter = Build(&builder, hashes);
-    ASSERT_EQ(KindOf(filter), FilterKind::kFuse);
+    ASSERT_EQ(KindOf(filter), kFuseKind);
     ExpectAllMatch(filter, hashes);
     const int f = filter[filter.size() - kTrailerSize + 1];
     if (f <= 20) {
@@ -341,7 +342,7 @@ TEST(FuseBuilderTest, WideSegmentsFillTheBudgetBetweenWholeWidths) {
     const FuseShape shape = ChooseFuseShape(hashes.size(), bpk);
     FuseBuilder builder(bpk);
     const std::string filter = Build(&builder, hashes);
-    ASSERT_EQ(KindOf(filter), FilterKind::kFuse);
+    ASSERT_EQ(KindOf(filter), kFuseKind);
     ExpectAllMatch(filter, hashes);
     EXPECT_EQ(filter.size(), shape.payload_size() + kTrailerSize);
     // Wide segments, where there are any, are in the header.

@@ -20,7 +20,7 @@ inline std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
   return hashes;
 }
 
-inline std::string Build(FuseBuilder* builder, const std::vector<uint64_t>& hashes) {
+inline std::string Build(FilterBuilder* builder, const std::vector<uint64_t>& hashes) {
   for (uint64_t h : hashes) builder->AddHash(h);
   std::string filter;
   builder->Finish(&filter);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,10 +84,11 @@ TEST(PlannerTest, PlansKeepTheBudget) {
         const double slack = type == FilterType::kBloom ? 512 : 8;
         EXPECT_LE(payload_bits, std::ceil(n * bits) + slack)
             << FilterTypeName(type) << " " << bits << " n=" << n;
-        if (CuckooVariantOf(type) != CuckooVariant::kAuto || type == FilterType::kCuckoo) {
+        if (type.first_kind() == kCuckooPlainKind) {
           // Bloom exactly where no cuckoo table fits the budget.
-          const bool fits = ChooseCuckooShape(n, bits, CuckooVariantOf(type)).fits_budget;
-          EXPECT_EQ(plan.kind == FilterKind::kBloom, !fits) << FilterTypeName(type) << " n=" << n;
+          const auto variant = static_cast<CuckooVariant>(type.variant());
+          const bool fits = ChooseCuckooShape(n, bits, variant).fits_budget;
+          EXPECT_EQ(plan.kind == kBloomKind, !fits) << FilterTypeName(type) << " n=" << n;
           if (!fits) ++bloom_fallbacks;
         }
       }
@@ -105,7 +107,7 @@ TEST(PlannerTest, FuseBudgetsTakeTheMostAccurateKind) {
       const double best = std::min(PlanCuckoo(n, bits, CuckooVariant::kAuto).expected_fpr,
                                    PlanBloom(n, bits, BloomSizing::kExactBytes).expected_fpr);
       EXPECT_LE(std::max(plan.expected_fpr, floor), std::max(best, floor)) << bits << " " << n;
-      ++kinds_seen[plan.kind == FilterKind::kFuse ? 0 : plan.kind == FilterKind::kBloom ? 1 : 2];
+      ++kinds_seen[plan.kind == kFuseKind ? 0 : plan.kind == kBloomKind ? 1 : 2];
     }
   }
   // The grid reaches all three answers, so the comparison is exercised.
@@ -125,10 +127,10 @@ TEST(PlannerTest, BurrBudgetsTakeTheMoreAccurateOfBurrAndFusesChoice) {
       const double floor = std::ldexp(1.0, -kMaxBurrColumns);
       EXPECT_LE(std::max(plan.expected_fpr, floor), std::max(fuse.expected_fpr, floor)) << bits << " " << n;
       EXPECT_LE(plan.bytes, std::max(fuse.bytes, static_cast<size_t>(n * bits / 8))) << bits << " " << n;
-      ++(plan.kind == FilterKind::kBurr ? burr : other);
+      ++(plan.kind == kBurrKind ? burr : other);
     }
     // Large filters are bumped ribbon filters.
-    EXPECT_EQ(PlanBurr(100000, bits).kind, FilterKind::kBurr) << bits;
+    EXPECT_EQ(PlanBurr(100000, bits).kind, kBurrKind) << bits;
   }
   EXPECT_GT(burr, 0);
   EXPECT_GT(other, 0);
@@ -142,7 +144,7 @@ TEST(PlannerTest, SmallFormOnlyWhereMoreAccurate) {
                    kMaxSmallKeys + 1}) {
     const FilterPlan own = PlanBloom(n, 10, BloomSizing::kWholeLines);
     const FilterPlan plan = WithSmallForm(own, n, own.bytes);
-    if (plan.kind == FilterKind::kSmallSet) {
+    if (plan.kind == kSmallFormKind) {
       ++small;
       EXPECT_LT(plan.expected_fpr, own.expected_fpr);
       EXPECT_EQ(plan.bytes, own.bytes);
@@ -154,9 +156,9 @@ TEST(PlannerTest, SmallFormOnlyWhereMoreAccurate) {
   }
   EXPECT_GT(small, 0);
   EXPECT_EQ(WithSmallForm(PlanBloom(0, 10, BloomSizing::kExactBytes), 0, 64).kind,
-            FilterKind::kBloom);
+            kBloomKind);
   EXPECT_EQ(WithSmallForm(PlanBloom(2000, 10, BloomSizing::kExactBytes), 2000, 2508).kind,
-            FilterKind::kBloom);
+            kBloomKind);
 }
 
 // LevelDB's byte budgets: never over (from kMinBitsPerKey on), never less
@@ -175,7 +177,7 @@ TEST(PlannerTest, ByteBudgetsAreKept) {
         EXPECT_LE(plan.bytes, budget);
         EXPECT_LE(plan.expected_fpr, own.expected_fpr);
         EXPECT_LE(own.expected_fpr, bloom.expected_fpr);
-        if (plan.kind == FilterKind::kSmallSet) {
+        if (plan.kind == kSmallFormKind) {
           EXPECT_EQ(plan.bytes, budget);
         }
         std::vector<uint64_t> hashes = Hashes(n, n + 3);
@@ -195,7 +197,7 @@ TEST(PlannerTest, WritingASmallFormPlanKeepsEveryKey) {
   std::vector<uint64_t> hashes = Hashes(40, 11);
   const std::vector<uint64_t> kept = hashes;
   const FilterPlan plan = PlanInBytes(FilterType::kBloom, 40, 60, true);
-  ASSERT_EQ(plan.kind, FilterKind::kSmallSet);
+  ASSERT_EQ(plan.kind, kSmallFormKind);
   std::string filter;
   WritePlannedFilter(plan, &hashes, &filter);
   EXPECT_EQ(filter.size(), 60u);
@@ -207,13 +209,40 @@ TEST(PlannerTest, WritingASmallFormPlanKeepsEveryKey) {
 TEST(PlannerTest, AtScaleTakesTheBetterOfTypeAndBloom) {
   FilterSpec spec;
   double fpr = 0;
-  ASSERT_TRUE(PlanAtScale(FilterType::kCuckoo, 3, &spec, &fpr));
+  ASSERT_TRUE(PlanAtScale(kCuckooType, 3, &spec, &fpr));
   EXPECT_EQ(spec.type, FilterType::kBloom);  // under cuckoo's minimum
-  ASSERT_TRUE(PlanAtScale(FilterType::kCuckoo, 16, &spec, &fpr));
-  EXPECT_EQ(spec.type, FilterType::kCuckoo);
-  EXPECT_EQ(fpr, ExpectedFprAtScale({FilterType::kCuckoo, 16}));
+  ASSERT_TRUE(PlanAtScale(kCuckooType, 16, &spec, &fpr));
+  EXPECT_EQ(spec.type, kCuckooType);
+  EXPECT_EQ(fpr, ExpectedFprAtScale({kCuckooType, 16}));
   EXPECT_LT(fpr, ExpectedFprAtScale({FilterType::kBloom, 16}));
-  EXPECT_FALSE(PlanAtScale(FilterType::kFuse, 0.5, &spec, &fpr));
+  EXPECT_FALSE(PlanAtScale(kFuseType, 0.5, &spec, &fpr));
+}
+
+// The registry (kinds.h): every name once, found again by its name, with a
+// range; every type's filter read back as the kind its plan says.
+TEST(PlannerTest, EveryRegisteredTypeIsNamedOnceAndReadBack) {
+  std::set<std::string> names;
+  for (FilterType type : AllFilterTypes()) {
+    const std::string name = FilterTypeName(type);
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(names.insert(name).second);
+    FilterType found;
+    ASSERT_TRUE(FilterTypeFromName(name, &found));
+    EXPECT_EQ(found, type);
+    EXPECT_STRNE(FilterTypeDescription(type), "");
+    EXPECT_LE(MinBitsPerKey(type), MaxBitsPerKey(type));
+    const FilterSpec spec{type, std::max(12.0, MinBitsPerKey(type))};
+    auto builder = NewFilterBuilder(spec);
+    const std::vector<uint64_t> hashes = Hashes(20000, 5);
+    for (uint64_t h : hashes) builder->AddHash(h);
+    std::string filter;
+    builder->Finish(&filter);
+    EXPECT_EQ(KindOf(filter), PlanFilter(spec, hashes.size()).kind);
+    ExpectAllMatch(filter, hashes);
+  }
+  FilterType none;
+  EXPECT_FALSE(FilterTypeFromName("cukoo", &none));
+  EXPECT_STREQ(FilterTypeName(FilterType(FilterKind{0x7f}, 0)), "unknown");
 }
 
 }  // namespace

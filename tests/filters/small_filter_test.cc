@@ -38,7 +38,7 @@ TEST(SmallFilterTest, EveryAddedHashMatchesAtEverySizeAndBudget) {
       ASSERT_EQ(filter.size(), bytes);
       ParsedFilter parsed;
       ASSERT_TRUE(ParseFilter(filter.data(), filter.size(), &parsed));
-      ASSERT_EQ(parsed.kind, FilterKind::kSmallSet);
+      ASSERT_EQ(parsed.kind, kSmallFormKind);
       const auto reader = NewFilterReader(filter.data(), filter.size());
       for (uint64_t h : hashes) {
         ASSERT_TRUE(reader->MayMatch(h)) << n << " keys, " << bytes << " bytes";
@@ -83,7 +83,7 @@ TEST(SmallFilterTest, CoreBuildersChooseItBySize) {
       builder->Finish(&filter);
       ParsedFilter parsed;
       ASSERT_TRUE(ParseFilter(filter.data(), filter.size(), &parsed));
-      if (parsed.kind == FilterKind::kSmallSet) {
+      if (parsed.kind == kSmallFormKind) {
         EXPECT_LE(n, kMaxSmallKeys);
         EXPECT_EQ(filter.size(), builder->FilterSize(n)) << FilterTypeName(type) << " " << n;
       } else {
@@ -92,7 +92,7 @@ TEST(SmallFilterTest, CoreBuildersChooseItBySize) {
             << FilterTypeName(type) << " " << n;
       }
       if (n <= 300) {
-        EXPECT_EQ(parsed.kind, FilterKind::kSmallSet) << FilterTypeName(type) << n;
+        EXPECT_EQ(parsed.kind, kSmallFormKind) << FilterTypeName(type) << n;
       }
       const auto reader = NewFilterReader(filter.data(), filter.size());
       for (uint64_t h : hashes) ASSERT_TRUE(reader->MayMatch(h));

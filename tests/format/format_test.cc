@@ -21,6 +21,7 @@
 #include "filters/bloom.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/fuse_filter.h"
+#include "filters/fuse_test_seam.h"
 #include "filters/reader_dispatch.h"
 #include "format/hash.h"
 #include "format/trailer.h"
@@ -88,7 +89,7 @@ TEST(FormatTest, KeyHashIsPinnedInEveryXxh3LengthClass) {
 TEST(FormatTest, TrailerLayout) {
   std::string filter = "payload";
   Trailer t;
-  t.kind = FilterKind::kCuckooSemiSorted;
+  t.kind = kCuckooSemiSortedKind;
   t.param_a = 12;
   t.param_b = 3;
   AppendTrailer(t, 0, &filter);
@@ -105,7 +106,7 @@ TEST(FormatTest, TrailerLayout) {
   size_t payload = 0;
   ASSERT_TRUE(ParseTrailer(filter.data(), filter.size(), &parsed, &payload));
   EXPECT_EQ(payload, 7u);
-  EXPECT_EQ(parsed.kind, FilterKind::kCuckooSemiSorted);
+  EXPECT_EQ(parsed.kind, kCuckooSemiSortedKind);
   // The checksum covers only this filter, not what precedes it in *dst.
   std::string two = "prefix";
   AppendTrailer(t, two.size(), &two);
@@ -208,7 +209,7 @@ TEST(FormatTest, GoldenFuseFirstLayout) {
   shape.fp_bits = 7;
   shape.segment_log = 7;
   shape.segment_count = 9;
-  FuseBuilder ten(10, FuseTestHooks{0, shape});
+  FuseTestBuilder ten(10, FuseTestHooks{0, shape});
   const std::string three = BuildFrom(&ten, 1000);
   ASSERT_EQ(three.size(), 16 + 1408 * 7 / 8 + kTrailerSize);
   // Header: seed 0 (first attempt), 9 segments, log 7, no wide segments.
@@ -224,7 +225,7 @@ TEST(FormatTest, GoldenFuseFirstLayout) {
   shape.fp_bits = 9;
   shape.segment_log = 6;
   shape.segment_count = 38;
-  FuseBuilder twelve(12, FuseTestHooks{0, shape});
+  FuseTestBuilder twelve(12, FuseTestHooks{0, shape});
   const std::string four = BuildFrom(&twelve, 2000);
   ASSERT_EQ(four.size(), 16 + 41 * 64 * 9 / 8 + kTrailerSize);
   EXPECT_EQ(Hex(four.substr(0, 16)), "0000000000000000" "26000000" "06" "000000");
@@ -234,7 +235,7 @@ TEST(FormatTest, GoldenFuseFirstLayout) {
 
   // Two peelings forced to fail: the third attempt's seed,
   // 2 * 0x9e3779b97f4a7c15, and the keys remixed with it.
-  FuseBuilder retried(12, FuseTestHooks{2, shape});
+  FuseTestBuilder retried(12, FuseTestHooks{2, shape});
   const std::string remixed = BuildFrom(&retried, 2000);
   EXPECT_EQ(retried.last_attempts(), 3);
   EXPECT_EQ(Hex(remixed.substr(0, 16)), "2af894fe72f36e3c" "26000000" "06" "000000");
@@ -251,7 +252,7 @@ TEST(FormatTest, GoldenFuseWideSegments) {
   // first slot is in segments 0..3, are checked on 8 bits.
   // (At 1000 keys the builder itself now writes a cuckoo filter, the more
   // accurate there: the shape it would choose is given to it.)
-  FuseBuilder ten(10, FuseTestHooks{0, ChooseFuseShape(1000, 10)});
+  FuseTestBuilder ten(10, FuseTestHooks{0, ChooseFuseShape(1000, 10)});
   const std::string a = BuildFrom(&ten, 1000);
   ASSERT_EQ(a.size(), 16 + (1376 * 7 + 7 * 32) / 8 + kTrailerSize);
   // Header: seed 0, 40 segments, log 5, 7 wide segments (u24).

@@ -104,7 +104,7 @@ TEST(FormatTest, GoldenSmall) {
   // Readers pick the small form from these bytes alone.
   ParsedFilter parsed;
   ASSERT_TRUE(ParseFilter(typical.data(), typical.size(), &parsed, ChecksumCheck::kEngineVerified));
-  EXPECT_EQ(parsed.kind, FilterKind::kSmallSet);
+  EXPECT_EQ(parsed.kind, kSmallFormKind);
   EXPECT_EQ(parsed.small.low_bits, 7u);
   EXPECT_EQ(parsed.small.buckets, 57u);
 }

@@ -7,8 +7,8 @@
 // the bytes pass the reader's own checks, that every added hash matches
 // (single, batched, one-shot), and that the same hashes give the same bytes.
 // Input layout:
-//   byte 0: builder (mod 8): the six filter types of AllFilterTypes()
-//           (bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse, burr) as
+//   byte 0: builder (mod AllFilterTypes().size() + 2): the registered types
+//           (today bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse, burr) as
 //           NewFilterBuilder makes them, so that up to 1024 distinct
 //           hashes they usually write the small form (small_filter.h), then
 //           Bloom with exact-byte sizing (LevelDB's, and the cuckoo and
@@ -66,8 +66,8 @@ class AnySizeBurrBuilder : public FilterBuilder {
     FilterPlan plan = PlanBurr(num_keys, bits_per_key_);
     const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key_);
     if (shape.payload_bytes > 0) {
-      plan.kind = FilterKind::kBurr;
-      plan.burr = shape;
+      plan.kind = kBurrKind;
+      plan.set_shape(shape);
       plan.bytes = shape.payload_bytes + kTrailerSize;
       plan.expected_fpr = shape.expected_fpr;
       plan.bloom = PlanBloom(num_keys, bits_per_key_, BloomSizing::kExactBytes).bloom;

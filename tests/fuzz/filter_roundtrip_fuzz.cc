@@ -1,6 +1,6 @@
 // libFuzzer target: build a filter from an arbitrary key set, then every
 // key must match (single, batched, one-shot). Input layout:
-//   byte 0: filter type (mod 6, AllFilterTypes() order: bloom, cuckoo,
+//   byte 0: filter type (mod AllFilterTypes().size(), today bloom, cuckoo,
 //   cuckoo_plain, cuckoo_semisorted, fuse, burr), byte 1: bits/key (4.5 + byte / 2.6, so
 //   4.5 to 102.6, capped at 100), rest: keys separated by 0xFF.
 // Up to 1024 keys the builder usually writes the small form

@@ -27,6 +27,7 @@
 #include <map>
 #include <set>
 
+#include "filters/cuckoo_filter.h"
 #include "format/trailer.h"
 #include "leveldb/leveldb_policy.h"
 #include "leveldb_test_util.h"
@@ -203,9 +204,9 @@ TEST_F(LevelDBCompatTest, GoldenTablesHoldBloomAndCuckooFilters) {
   auto cuckoo = NewLevelDBCuckooFilterPolicy(10);
   KindRecordingPolicy recording(cuckoo.get());
   CheckAndCountAbsentReads(&recording);
-  EXPECT_EQ(recording.kinds_.count(static_cast<int>(FilterKind::kBloom)), 1u);
-  EXPECT_GE(recording.kinds_.count(static_cast<int>(FilterKind::kCuckoo)) +
-                recording.kinds_.count(static_cast<int>(FilterKind::kCuckooSemiSorted)),
+  EXPECT_EQ(recording.kinds_.count(static_cast<int>(kBloomKind)), 1u);
+  EXPECT_GE(recording.kinds_.count(static_cast<int>(kCuckooPlainKind)) +
+                recording.kinds_.count(static_cast<int>(kCuckooSemiSortedKind)),
             1u)
       << "no cuckoo filter was read";
   ExpectTablesUntouched();

@@ -40,9 +40,9 @@ Measured Measure(const leveldb::FilterPolicy& policy, size_t n) {
     m.bytes += static_cast<double>(filter.size());
     ParsedFilter parsed;
     if (ParseFilter(filter.data(), filter.size(), &parsed)) {
-      m.cuckoo_share += parsed.kind == FilterKind::kCuckoo ||
-                        parsed.kind == FilterKind::kCuckooSemiSorted;
-      m.small_share += parsed.kind == FilterKind::kSmallSet;
+      m.cuckoo_share += parsed.kind == kCuckooPlainKind ||
+                        parsed.kind == kCuckooSemiSortedKind;
+      m.small_share += parsed.kind == kSmallFormKind;
     }
     for (const std::string& k : Keys(absent_per_filter, base + 500000, true)) {
       positives += policy.KeyMayMatch(k, filter);

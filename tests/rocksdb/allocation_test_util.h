@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "allocation/level_allocation.h"
+#include "filters/cuckoo_kind.h"
 #include "filters/planner.h"
 #include "rocksdb/db_open.h"
 #include "rocksdb_test_util.h"

@@ -35,7 +35,7 @@ TEST_F(AllocationTest, SwitchingAllocationOnALiveDbKeepsEveryReadCorrect) {
     ExpectAllFound(db.get(), written);
     const auto stats = FilterStatsByLevel(db.get());
     double fps =
-        FalsePositivesPerLookup(db.get(), options, FilterType::kCuckoo, stats, nullptr, written);
+        FalsePositivesPerLookup(db.get(), options, kCuckooType, stats, nullptr, written);
     // Without filters it would be one per run (5 or more).
     EXPECT_LT(fps, 0.2);
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "allocation/level_allocation.h"
+#include "filters/cuckoo_kind.h"
 #include "filters/planner.h"
 #include "allocation_test_util.h"
 #include "rocksdb/db_open.h"
@@ -179,7 +180,7 @@ TEST_F(AllocationDbTest, MonkeyGivesUpperLevelsMoreBitsInTheSameMemory) {
 // rejects).
 TEST_F(AllocationDbTest, UniversalCompactionKeepsTheBudget) {
   const Measured monkey = Run("{id=sstfilter.cuckoo;bits_per_key=10;allocation=monkey}",
-                              FilterType::kCuckoo, /*universal=*/true);
+                              kCuckooType, /*universal=*/true);
   int runs_below_l0 = 0;
   for (const auto& s : monkey.stats) {
     runs_below_l0 += s.first >= 1 ? 1 : 0;

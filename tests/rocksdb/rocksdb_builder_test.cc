@@ -124,7 +124,7 @@ TEST_P(BuilderTest, SmallPartitionsUseTheSmallForm) {
   EXPECT_LE(filter.size(), 256u);
   ParsedFilter parsed;
   ASSERT_TRUE(ParseFilter(filter.data(), filter.size(), &parsed, ChecksumCheck::kEngineVerified));
-  EXPECT_EQ(parsed.kind, FilterKind::kSmallSet);
+  EXPECT_EQ(parsed.kind, kSmallFormKind);
   EXPECT_TRUE(builder->MaybePostVerify(filter).ok());
 
   std::unique_ptr<rocksdb::FilterBitsReader> reader(policy_->GetFilterBitsReader(filter));

@@ -132,9 +132,9 @@ TEST_F(LevelListenerTest, DynamicLevelBytes) {
     return options;
   };
   const Tree uniform = Build(Uniform("cuckoo"), with_dynamic(Options(Uniform("cuckoo"), true)),
-                            FilterType::kCuckoo, 4);
+                            kCuckooType, 4);
   const Tree monkey = Build(Monkey("cuckoo"), with_dynamic(Options(Monkey("cuckoo"), true)),
-                           FilterType::kCuckoo, 4);
+                           kCuckooType, 4);
   ASSERT_EQ(monkey.stats.size(), 4u);
   ASSERT_EQ(monkey.stats.count(6), 1u);
   EXPECT_LT(monkey.stats.at(6).BitsPerKey(), 10);

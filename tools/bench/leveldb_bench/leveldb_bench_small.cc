@@ -45,9 +45,9 @@ void Measure(const leveldb::FilterPolicy& policy, const std::vector<std::string>
   m->filters += 1;
   ParsedFilter parsed;
   if (ParseFilter(filter.data(), filter.size(), &parsed)) {
-    m->cuckoo_tables += parsed.kind == FilterKind::kCuckoo ||
-                        parsed.kind == FilterKind::kCuckooSemiSorted;
-    m->small_form += parsed.kind == FilterKind::kSmallSet;
+    m->cuckoo_tables += parsed.kind == kCuckooPlainKind ||
+                        parsed.kind == kCuckooSemiSortedKind;
+    m->small_form += parsed.kind == kSmallFormKind;
   }
   // Timed as LevelDB queries: key hashing, filter parsing and probing.
   size_t positives = 0;

@@ -1,0 +1,52 @@
+// The bumped ribbon filter's registration (filter_kind.h says what a
+// descriptor holds; kinds.h lists it). Its plan is PlanBurr (planner.h
+// for now).
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "filters/bloom.h"
+#include "filters/burr_filter.h"
+#include "filters/burr_reader.h"
+#include "filters/filter_kind.h"
+#include "filters/filter_plan.h"
+#include "filters/filter_spec.h"
+#include "filters/planner.h"
+#include "format/trailer.h"
+
+namespace sstfilter {
+
+struct BurrDescriptor {
+  static constexpr FilterTypeInfo kTypes[] = {
+      {"burr", "sstfilter's bumped ribbon filter, solution columns filling the budget",
+       kMinBurrBitsPerKey, kMaxBitsPerKey}};
+  static constexpr FilterKind kKinds[] = {kBurrKind};
+
+  static FilterPlan Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
+    return PlanBurr(num_keys, bits_per_key);
+  }
+  // Every attempt failing has never been seen; the plan's Bloom filter of
+  // the budget is a correct filter all the same.
+  static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+    if (!AppendBurrFilter(plan.shape<BurrShape>().payload_bytes, hashes, dst)) {
+      AppendBloomFilter(plan.bloom, *hashes, dst);
+    }
+  }
+
+  using Layout = BurrLayout;
+  static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
+                    Layout* layout) {
+    return ParseBurrLayout(trailer, payload, payload_size, layout);
+  }
+  template <typename Fn>
+  static auto Read(const Trailer& /*trailer*/, const char* /*payload*/, size_t /*payload_size*/,
+                   const Layout& layout, Fn& fn) {
+    return fn(BurrReader(layout));
+  }
+};
+
+inline constexpr FilterType kBurrType{kBurrKind, 0};
+
+}  // namespace sstfilter

@@ -1,0 +1,65 @@
+// The binary fuse filter's registration (filter_kind.h says what a
+// descriptor holds; kinds.h lists it).
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "filters/filter_kind.h"
+#include "filters/filter_plan.h"
+#include "filters/filter_spec.h"
+#include "filters/fuse_filter.h"
+#include "filters/fuse_reader.h"
+#include "format/trailer.h"
+
+namespace sstfilter {
+
+// The most accurate of a fuse filter, a cuckoo filter (kAuto) and a
+// byte-sized Bloom filter at `bits_per_key` (within [kMinFuseBitsPerKey,
+// kMaxBitsPerKey]). FPRs under 2^-32 count as equal, and fuse wins ties: a
+// large Bloom filter of 100 bits/key beats 32-bit fingerprints, but its
+// 30 probes cost 30 cache misses. A fuse plan keeps that Bloom filter in
+// plan.bloom, written should every peeling fail.
+FilterPlan PlanFuse(size_t num_keys, double bits_per_key);
+
+// The fuse plan of `shape` for `num_keys` keys at `bits_per_key`, whatever
+// the other kinds would give (PlanFuse's when fuse wins).
+FilterPlan FusePlanOf(const FuseShape& shape, size_t num_keys, double bits_per_key);
+
+struct FuseDescriptor {
+  static constexpr FilterTypeInfo kTypes[] = {
+      {"fuse",
+       "sstfilter's binary fuse filter, fingerprint width and arity picked for the lowest "
+       "FPR within the budget",
+       kMinFuseBitsPerKey, kMaxBitsPerKey}};
+  static constexpr FilterKind kKinds[] = {kFuseKind};
+
+  static FilterPlan Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
+    return PlanFuse(num_keys, bits_per_key);
+  }
+  // The plan's Bloom filter if every peeling fails (never seen at the
+  // sizes planned; a correct filter all the same).
+  static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+    if (!AppendFuseFilter(plan.shape<FuseShape>(), hashes, dst)) {
+      AppendBloomFilter(plan.bloom, *hashes, dst);
+    }
+  }
+
+  using Layout = FuseLayout;
+  static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
+                    Layout* layout) {
+    return ParseFuseLayout(trailer, payload, payload_size, layout);
+  }
+  // The arity (3 or 4, ParseFuseLayout) compiled in.
+  template <typename Fn>
+  static auto Read(const Trailer& trailer, const char* /*payload*/, size_t /*payload_size*/,
+                   const Layout& layout, Fn& fn) {
+    if (trailer.param_b == 3) return fn(FuseReader<3>(trailer.param_a, layout));
+    return fn(FuseReader<4>(trailer.param_a, layout));
+  }
+};
+
+inline constexpr FilterType kFuseType{kFuseKind, 0};
+
+}  // namespace sstfilter
