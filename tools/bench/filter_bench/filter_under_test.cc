@@ -9,46 +9,45 @@
 
 #include <sstfilter/sstfilter.h>
 
+#include "filters/filter_spec.h"
 #include "timing.h"
 
 namespace filter_bench {
 namespace {
 
 struct KnownFilter {
-  const char* name;
-  const char* description;
+  std::string name;
+  std::string description;
 };
 
-const KnownFilter kKnownFilters[] = {
-    {"bloom", "sstfilter's cache-local Bloom (sstfilter.bloom)"},
-    {"cuckoo",
-     "sstfilter's cuckoo, variant and fingerprint picked for the lowest FPR "
-     "within the budget (sstfilter.cuckoo)"},
-    {"cuckoo_plain", "sstfilter's cuckoo, plain buckets (sstfilter.cuckoo_plain)"},
-    {"cuckoo_semisorted",
-     "sstfilter's cuckoo, semi-sorted buckets (sstfilter.cuckoo_semisorted)"},
-    {"fuse",
-     "sstfilter's binary fuse filter, fingerprint width and arity picked "
-     "for the lowest FPR within the budget (sstfilter.fuse)"},
-    {"burr",
-     "sstfilter's bumped ribbon filter, solution columns filling the budget "
-     "(sstfilter.burr)"},
-    {"rocksdb_bloom",
-     "RocksDB's FastLocalBloom, rocksdb::NewBloomFilterPolicy(bpk): the "
-     "baseline of every ratio"},
-    {"rocksdb_ribbon",
-     "RocksDB's Standard128Ribbon, rocksdb::NewRibbonFilterPolicy(bpk, -1). "
-     "bpk is its Bloom-EQUIVALENT setting: it aims at rocksdb_bloom's FPR at "
-     "that bpk with about 30% fewer bits, so read its bits/key column, not "
-     "its bpk"},
-};
+// sstfilter's registered filters, then RocksDB's built-ins.
+const std::vector<KnownFilter>& KnownFilters() {
+  static const std::vector<KnownFilter> filters = [] {
+    std::vector<KnownFilter> v;
+    for (sstfilter::FilterType type : sstfilter::AllFilterTypes()) {
+      const std::string name = sstfilter::FilterTypeName(type);
+      v.push_back({name, std::string(sstfilter::FilterTypeDescription(type)) + " (sstfilter." +
+                             name + ")"});
+    }
+    v.push_back({"rocksdb_bloom",
+                 "RocksDB's FastLocalBloom, rocksdb::NewBloomFilterPolicy(bpk): the "
+                 "baseline of every ratio"});
+    v.push_back({"rocksdb_ribbon",
+                 "RocksDB's Standard128Ribbon, rocksdb::NewRibbonFilterPolicy(bpk, -1). "
+                 "bpk is its Bloom-EQUIVALENT setting: it aims at rocksdb_bloom's FPR at "
+                 "that bpk with about 30% fewer bits, so read its bits/key column, not "
+                 "its bpk"});
+    return v;
+  }();
+  return filters;
+}
 
 }  // namespace
 
 const std::vector<std::string>& KnownFilterNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const KnownFilter& f : kKnownFilters) v.push_back(f.name);
+    for (const KnownFilter& f : KnownFilters()) v.push_back(f.name);
     return v;
   }();
   return names;
@@ -86,7 +85,7 @@ bool ParseFilterChoice(const std::string& text, FilterChoice* choice, std::strin
 
 std::string DescribeKnownFilters() {
   std::ostringstream out;
-  for (const KnownFilter& f : kKnownFilters) {
+  for (const KnownFilter& f : KnownFilters()) {
     out << "  " << f.name << ": " << f.description << "\n";
   }
   return out.str();

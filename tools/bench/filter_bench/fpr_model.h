@@ -19,6 +19,8 @@
 //   size needs; 1.075-1.125 for millions of keys), so f = floor(bpk /
 //   1.25) and FPR = 2^-f: an upper estimate, 0.39% at 10 bits/key, where
 //   large filters reach 0.195%.
+// - Any other sstfilter filter (a kind registered with no model here) is
+//   held to the Bloom-like figure: a loose check, until it gets its own.
 
 #pragma once
 
