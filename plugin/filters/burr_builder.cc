@@ -8,7 +8,6 @@
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
 #include "filters/burr_reader.h"
-#include "filters/planner.h"
 #include "format/coding.h"
 #include "format/trailer.h"
 
@@ -220,7 +219,5 @@ bool AppendBurrFilter(size_t payload_bytes, std::vector<uint64_t>* keys, const B
   if (stats_out != nullptr) *stats_out = stats;
   return true;
 }
-
-FilterPlan BurrBuilder::Plan(size_t num_keys) const { return PlanBurr(num_keys, bits_per_key_); }
 
 }  // namespace sstfilter

@@ -86,19 +86,6 @@ constexpr double kBurrExpectedBumped = 0.048;
 bool AppendBurrFilter(size_t payload_bytes, std::vector<uint64_t>* keys, std::string* dst,
                       BurrBuildStats* stats = nullptr);
 
-class BurrBuilder : public FilterBuilder {
- public:
-  // Requires kMinBurrBitsPerKey <= bits_per_key <= kMaxBitsPerKey (clamped
-  // defensively, NaN to the minimum).
-  explicit BurrBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
-
-  // PlanBurr (planner.h).
-  FilterPlan Plan(size_t num_keys) const override;
-
- private:
-  double bits_per_key_;
-};
-
 // Reader: burr_reader.h (through NewFilterReader for most callers).
 
 }  // namespace sstfilter

@@ -15,7 +15,8 @@
 
 namespace sstfilter {
 
-constexpr FilterKind kBurrKind = FilterKind::kBurr;
+// Trailer kind byte of a bumped ribbon filter (docs/format.md).
+constexpr FilterKind kBurrKind{6};
 
 // Solution columns of block `block` in a layer whose first `narrow_blocks`
 // blocks have `columns` and the rest columns + 1.

@@ -1,5 +1,5 @@
-// The bumped ribbon filter's plan: the bytes a budget buys and the FPR to
-// expect of them.
+// The bumped ribbon filter's plan: the bytes a budget buys, the FPR to
+// expect of them, and where another kind does better.
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +8,8 @@
 #include "filters/burr_banding.h"
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
+#include "filters/burr_kind.h"
+#include "filters/planner.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
@@ -44,6 +46,24 @@ BurrShape ChooseBurrShape(size_t num_keys, double bits_per_key) {
   shape.expected_fpr = (1 - shape.wide_share) * std::ldexp(1.0, -shape.columns) +
                        shape.wide_share * std::ldexp(1.0, -shape.columns - 1);
   return shape;
+}
+
+FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
+  bits_per_key = ClampBitsPerKey(bits_per_key, kMinBurrBitsPerKey, kMaxBitsPerKey);
+  const FilterPlan other = PlanFuse(num_keys, bits_per_key);
+  const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key);
+  const double floor = std::ldexp(1.0, -kMaxBurrColumns);
+  if (shape.payload_bytes == 0 ||
+      std::max(floor, shape.expected_fpr) > std::max(floor, other.expected_fpr)) {
+    return other;
+  }
+  FilterPlan plan;
+  plan.kind = kBurrKind;
+  plan.set_shape(shape);
+  plan.bytes = shape.payload_bytes + kTrailerSize;
+  plan.expected_fpr = shape.expected_fpr;
+  plan.bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes).bloom;
+  return plan;
 }
 
 }  // namespace sstfilter

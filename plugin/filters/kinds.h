@@ -8,7 +8,7 @@
 #pragma once
 
 #include "filters/bloom_kind.h"
-#include "filters/bumped_ribbon_kind.h"
+#include "filters/burr_kind.h"
 #include "filters/cuckoo_kind.h"
 #include "filters/filter_kind.h"
 #include "filters/fuse_kind.h"

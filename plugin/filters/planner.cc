@@ -31,24 +31,6 @@ FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing) {
   return plan;
 }
 
-FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
-  bits_per_key = ClampBitsPerKey(bits_per_key, kMinBurrBitsPerKey, kMaxBitsPerKey);
-  const FilterPlan other = PlanFuse(num_keys, bits_per_key);
-  const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key);
-  const double floor = std::ldexp(1.0, -kMaxBurrColumns);
-  if (shape.payload_bytes == 0 ||
-      std::max(floor, shape.expected_fpr) > std::max(floor, other.expected_fpr)) {
-    return other;
-  }
-  FilterPlan plan;
-  plan.kind = kBurrKind;
-  plan.set_shape(shape);
-  plan.bytes = shape.payload_bytes + kTrailerSize;
-  plan.expected_fpr = shape.expected_fpr;
-  plan.bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes).bloom;
-  return plan;
-}
-
 FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys) {
   FilterPlan plan;
   const bool planned = AnyKind(RegisteredKinds{}, [&](auto tag) {

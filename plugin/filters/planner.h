@@ -41,16 +41,6 @@ namespace sstfilter {
 // does, within [kMinBitsPerKey, kMaxBitsPerKey]).
 FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing);
 
-// The more accurate of a bumped ribbon filter at `bits_per_key` (within
-// [kMinBurrBitsPerKey, kMaxBitsPerKey]) and what PlanFuse plans there,
-// which takes over at small key counts (a few thousand keys and fewer,
-// where the header, the last layers' free slots and whole blocks cost
-// more than fuse's or cuckoo's overhead); the bumped ribbon filter on a
-// tie. Its plan.bloom is the Bloom filter written should every attempt
-// fail. (The bumped ribbon kind's own plan, here until its files declare
-// it beside its descriptor, bumped_ribbon_kind.h.)
-FilterPlan PlanBurr(size_t num_keys, double bits_per_key);
-
 // The plan of spec.type at spec.bits_per_key: its kind's (filter_kind.h),
 // or for a type no kind registered a Bloom filter's. The small form is not
 // considered (WithSmallForm).

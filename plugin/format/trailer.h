@@ -25,11 +25,7 @@ namespace sstfilter {
 // (filters/kinds.h) refuses, when it compiles, two kinds of one byte, 0,
 // and 5, which names the small form in memory (filters/small_filter.h:
 // it has no version-1 trailer).
-enum class FilterKind : uint8_t {
-  // Until filters/burr_reader.h names its byte itself (kBurrKind{6}); then
-  // this goes.
-  kBurr = 6,
-};
+enum class FilterKind : uint8_t {};
 
 constexpr size_t kTrailerSize = 8;
 constexpr uint8_t kFormatVersion = 1;

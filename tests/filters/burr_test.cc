@@ -16,6 +16,7 @@
 #include "filters/burr_hashing.h"
 #include "filters/burr_reader.h"
 #include "filters/filter.h"
+#include "filters/burr_kind.h"
 #include "filters/planner.h"
 #include "format/trailer.h"
 #include "test_util.h"
@@ -191,7 +192,7 @@ TEST(BurrTest, AFailedBuildAppendsNothingAndKeepsTheKeys) {
 TEST(BurrTest, APlanThatCannotBeBuiltWritesItsBloomFilter) {
   const auto hashes = RandomHashes(20000, 12);
   FilterPlan plan = PlanBurr(hashes.size(), 10);
-  ASSERT_EQ(plan.kind, FilterKind::kBurr);
+  ASSERT_EQ(plan.kind, kBurrKind);
   BurrShape shape = plan.shape<BurrShape>();
   shape.payload_bytes = 100;  // not one column's worth
   plan.set_shape(shape);

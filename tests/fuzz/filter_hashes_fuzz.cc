@@ -36,6 +36,7 @@
 #include "filters/bloom.h"
 #include "filters/burr_filter.h"
 #include "filters/filter_spec.h"
+#include "filters/burr_kind.h"
 #include "filters/planner.h"
 #include "filters/reader_dispatch.h"
 

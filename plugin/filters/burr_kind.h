@@ -1,6 +1,5 @@
 // The bumped ribbon filter's registration (filter_kind.h says what a
-// descriptor holds; kinds.h lists it). Its plan is PlanBurr (planner.h
-// for now).
+// descriptor holds; kinds.h lists it) and its plan.
 
 #pragma once
 
@@ -13,10 +12,19 @@
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
 #include "filters/filter_spec.h"
-#include "filters/planner.h"
+#include "filters/fuse_kind.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
+
+// The more accurate of a bumped ribbon filter at `bits_per_key` (within
+// [kMinBurrBitsPerKey, kMaxBitsPerKey]) and what PlanFuse plans there,
+// which takes over at small key counts (a few thousand keys and fewer,
+// where the header, the last layers' free slots and whole blocks cost
+// more than fuse's or cuckoo's overhead); the bumped ribbon filter on a
+// tie. Its plan.bloom is the Bloom filter written should every attempt
+// fail. Defined in burr_shape.cc.
+FilterPlan PlanBurr(size_t num_keys, double bits_per_key);
 
 struct BurrDescriptor {
   static constexpr FilterTypeInfo kTypes[] = {
