@@ -26,6 +26,11 @@ namespace sstfilter {
 // fail. Defined in burr_shape.cc.
 FilterPlan PlanBurr(size_t num_keys, double bits_per_key);
 
+// The bumped ribbon plan of `shape` (payload_bytes > 0) for `num_keys`
+// keys at `bits_per_key`, whatever the other kinds would give (PlanBurr's
+// when it wins).
+FilterPlan BurrPlanOf(const BurrShape& shape, size_t num_keys, double bits_per_key);
+
 struct BurrDescriptor {
   static constexpr FilterTypeInfo kTypes[] = {
       {"burr", "sstfilter's bumped ribbon filter, solution columns filling the budget",

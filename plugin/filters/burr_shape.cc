@@ -57,6 +57,10 @@ FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
       std::max(floor, shape.expected_fpr) > std::max(floor, other.expected_fpr)) {
     return other;
   }
+  return BurrPlanOf(shape, num_keys, bits_per_key);
+}
+
+FilterPlan BurrPlanOf(const BurrShape& shape, size_t num_keys, double bits_per_key) {
   FilterPlan plan;
   plan.kind = kBurrKind;
   plan.set_shape(shape);

@@ -64,16 +64,9 @@ class AnySizeBurrBuilder : public FilterBuilder {
  public:
   explicit AnySizeBurrBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
   FilterPlan Plan(size_t num_keys) const override {
-    FilterPlan plan = PlanBurr(num_keys, bits_per_key_);
     const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key_);
-    if (shape.payload_bytes > 0) {
-      plan.kind = kBurrKind;
-      plan.set_shape(shape);
-      plan.bytes = shape.payload_bytes + kTrailerSize;
-      plan.expected_fpr = shape.expected_fpr;
-      plan.bloom = PlanBloom(num_keys, bits_per_key_, BloomSizing::kExactBytes).bloom;
-    }
-    return plan;
+    if (shape.payload_bytes == 0) return PlanBurr(num_keys, bits_per_key_);
+    return BurrPlanOf(shape, num_keys, bits_per_key_);
   }
 
  private:
