@@ -139,8 +139,8 @@ TEST_P(LevelDBPolicyDatabaseTest, FilterSavesReadsAndOtherPoliciesStillRead) {
             << without_filter << " without\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(BloomAndCuckoo, LevelDBPolicyDatabaseTest,
-                         ::testing::Values("bloom", "cuckoo"));
+INSTANTIATE_TEST_SUITE_P(Policies, LevelDBPolicyDatabaseTest,
+                         ::testing::Values("bloom", "cuckoo", "burr"));
 
 // Tables written by LevelDB's own Bloom policy, then more by ours on top:
 // a DB opened with ours reads both kinds correctly, filtering only its own.

@@ -75,6 +75,21 @@ TEST_F(PolicySwitchTest, MigrateRewritesOnlyUnreadableSstsResumably) {
   for (uint64_t b = 0; b <= kTables; ++b) EXPECT_GT(UsefulIn(db.get(), b), kFiltered) << b;
 }
 
+// Into the bumped ribbon filter: every SST written with another kind is
+// rewritten with it, every key still found, absent keys still filtered.
+TEST_F(PolicySwitchTest, MigrateToTheBumpedRibbonFilter) {
+  for (uint64_t b = 0; b < kTables; ++b) WriteBatchWith(Ours(b % 2 ? "fuse" : "cuckoo", 10), b);
+  auto db = Open(Ours("burr", 10));
+  MigrateOptions options;
+  options.rewrite_other_kinds = true;
+  MigrateProgress progress;
+  ASSERT_TRUE(MigrateFilters(db.get(), db->DefaultColumnFamily(), options, {}, &progress).ok());
+  EXPECT_EQ(progress.files_rewritten, kTables);
+  for (const auto& t : FilterOfEachTable(db.get())) EXPECT_EQ(t.second, "sstfilter.burr");
+  ReadBack(db.get(), kTables);
+  for (uint64_t b = 0; b < kTables; ++b) EXPECT_GT(UsefulIn(db.get(), b), kFiltered) << b;
+}
+
 TEST_F(PolicySwitchTest, MigrateAllKindsAndPacing) {
   for (uint64_t b = 0; b < kTables; ++b) WriteBatchWith(Ours("bloom", 10), b);
   auto db = Open(Ours("cuckoo", 12));
