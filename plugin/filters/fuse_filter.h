@@ -57,7 +57,6 @@
 #include <vector>
 
 #include "filters/bloom.h"
-#include "filters/cuckoo_filter.h"
 #include "filters/filter.h"
 
 namespace sstfilter {

@@ -1,4 +1,4 @@
-// The adapter's key hash: sstfilter's fixed KeyHash (core/hash.h) over a
+// The adapter's key hash: sstfilter's fixed KeyHash (format/hash.h) over a
 // RocksDB Slice, for the filter policies and the key guard alike.
 
 #pragma once

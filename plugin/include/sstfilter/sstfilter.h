@@ -1,4 +1,5 @@
-// sstfilter for RocksDB: Bloom and cuckoo filters as RocksDB filter policies.
+// sstfilter for RocksDB: Bloom, cuckoo, binary fuse and bumped ribbon filters as
+// RocksDB filter policies.
 //
 //   #include <sstfilter/sstfilter.h>
 //   table_options.filter_policy = sstfilter::NewCuckooFilterPolicy(12);
