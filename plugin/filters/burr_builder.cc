@@ -18,7 +18,7 @@ namespace {
 // (least significant digit first, through a second array: 8 bytes/key for
 // a moment, before any layer is allocated), then an insertion sort that
 // only has to fix keys sharing those bits, about one neighbour each.
-// std::sort costs about 70 ns/key at a million keys; this about 10.
+// Several times faster than std::sort at a million keys.
 void SortKeys(std::vector<uint64_t>* keys) {
   const size_t n = keys->size();
   if (n < 256) {
