@@ -6,7 +6,7 @@
 # through sstfilter_FUNC in sstfilter.mk.
 #
 # The flags apply to our files alone, so adding the plugin recompiles no
-# RocksDB file. SSTFILTER_IN_TREE makes plugin/rocksdb/rocksdb_internal.h
+# RocksDB file. SSTFILTER_IN_TREE makes plugin/rocksdb_adapter/rocksdb_internal.h
 # use RocksDB's real internal header instead of our declaration.
 
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)

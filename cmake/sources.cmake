@@ -3,7 +3,7 @@
 # (cmake/rocksdb_plugin.cmake). Layers, lowest first; a file includes only
 # its own layer and those listed before it, never a sibling of the same
 # rank (tools/scripts/check_layers.py; the LevelDB adapter, built apart in
-# plugin/leveldb/, ranks with rocksdb):
+# plugin/leveldb_adapter/, ranks with rocksdb):
 #   format      hash, coding, the trailer
 #   filters     Bloom, cuckoo, fuse, bumped ribbon, the small form, the planner
 #   dynamic     the dynamic cuckoo filter          (same rank as allocation)
@@ -51,12 +51,12 @@ set(SSTFILTER_CORE_SOURCES
 
 # On RocksDB: the policy, the key guard, migration.
 set(SSTFILTER_ROCKSDB_SOURCES
-  plugin/rocksdb/bits_adapter.cc
-  plugin/rocksdb/builtin_family.cc
-  plugin/rocksdb/check.cc
-  plugin/rocksdb/level_listener.cc
-  plugin/rocksdb/policy.cc
-  plugin/rocksdb/registration.cc
+  plugin/rocksdb_adapter/bits_adapter.cc
+  plugin/rocksdb_adapter/builtin_family.cc
+  plugin/rocksdb_adapter/check.cc
+  plugin/rocksdb_adapter/level_listener.cc
+  plugin/rocksdb_adapter/policy.cc
+  plugin/rocksdb_adapter/registration.cc
   plugin/guard/guard_family.cc
   plugin/guard/guard_represize.cc
   plugin/guard/guard_file.cc

@@ -1,6 +1,6 @@
 // Level-aware filter budgets over a tree that RocksDB describes exactly:
 // its column family's files per level, as a listener reads them from the
-// DB's metadata at every flush and compaction (rocksdb/level_listener.h).
+// DB's metadata at every flush and compaction (rocksdb_adapter/level_listener.h).
 // Engine-free: the tree comes in as numbers.
 //
 // Where the level model (level_model.h) infers the tree from the files the

@@ -33,7 +33,7 @@
 
 #include "guard/guard_impl.h"
 #include "guard/guard_restart.h"
-#include "rocksdb/slice_hash.h"
+#include "rocksdb_adapter/slice_hash.h"
 
 namespace sstfilter {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "guard/guard_impl.h"
 #include "guard/guard_restart.h"
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 
 namespace sstfilter {
 namespace {

@@ -15,7 +15,7 @@
 #include <rocksdb/sst_file_reader.h>
 
 #include "guard/guard_impl.h"
-#include "rocksdb/slice_hash.h"
+#include "rocksdb_adapter/slice_hash.h"
 
 namespace sstfilter {
 

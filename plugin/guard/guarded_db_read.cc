@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "guard/guard_impl.h"
-#include "rocksdb/slice_hash.h"
+#include "rocksdb_adapter/slice_hash.h"
 
 namespace sstfilter {
 namespace {

@@ -11,8 +11,8 @@
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
-#include "rocksdb/builtin_family.h"
-#include "rocksdb/policy.h"
+#include "rocksdb_adapter/builtin_family.h"
+#include "rocksdb_adapter/policy.h"
 
 namespace sstfilter {
 namespace {

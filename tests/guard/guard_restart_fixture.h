@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "guard_test_util.h"
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 
 namespace sstfilter {
 namespace test {

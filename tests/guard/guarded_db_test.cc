@@ -10,7 +10,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "guard_test_util.h"
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 
 namespace sstfilter {
 namespace test {

@@ -171,7 +171,7 @@ fi
 if want listener; then
   # The figures rocksdb_level_listener_test prints: its trees are built by
   # hand, so they repeat exactly on a given RocksDB.
-  run level_listener.md "$BUILD_DIR/tests/rocksdb/rocksdb_level_listener_test" \
+  run level_listener.md "$BUILD_DIR/tests/rocksdb_adapter/rocksdb_level_listener_test" \
     --gtest_filter='*SameMemory*:*Dynamic*' --gtest_brief=1
 fi
 

@@ -55,7 +55,7 @@
 // Name(): "sstfilter.v1" for every type and every format version, so the
 // meta block is always "filter.sstfilter.v1". It never changes: readers
 // dispatch on the filter's own bytes (its trailer), so tables
-// written by any format stay filtered (tests/leveldb/leveldb_compat_test.cc).
+// written by any format stay filtered (tests/leveldb_adapter/leveldb_compat_test.cc).
 // Tables written with LevelDB's own Bloom policy, or with none, are read
 // correctly (without a filter) by a DB configured with an sstfilter policy,
 // and the other way round.

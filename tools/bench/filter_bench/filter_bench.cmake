@@ -18,7 +18,7 @@ add_executable(filter_bench
   ${CMAKE_CURRENT_LIST_DIR}/query_timer.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
   ${CMAKE_CURRENT_LIST_DIR}/workload.cc)
-# plugin/ for "rocksdb/rocksdb_internal.h", the shim declaring RocksDB's
+# plugin/ for "rocksdb_adapter/rocksdb_internal.h", the shim declaring RocksDB's
 # internal FilterBitsBuilder/FilterBitsReader (same vtable as 7.8.3's).
 target_include_directories(filter_bench PRIVATE ${PROJECT_SOURCE_DIR}/plugin)
 target_link_libraries(filter_bench PRIVATE sstfilter::sstfilter sstfilter_gflags)

@@ -14,7 +14,7 @@
 #include <rocksdb/table.h>
 
 #include "key_gen.h"
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace filter_bench {
 

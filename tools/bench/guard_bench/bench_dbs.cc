@@ -5,7 +5,7 @@
 #include <rocksdb/utilities/transaction.h>
 #include <rocksdb/write_batch.h>
 
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 
 namespace guard_bench {
 

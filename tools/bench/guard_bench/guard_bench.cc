@@ -37,7 +37,7 @@
 
 #include "bench_dbs.h"
 #include "workload.h"
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 
 DEFINE_uint64(num_keys, 2000000, "keys loaded before the runs");
 DEFINE_int32(value_size, 100, "value bytes (incompressible)");

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 
 namespace {
 

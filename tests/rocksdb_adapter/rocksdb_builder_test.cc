@@ -12,7 +12,7 @@
 #include <string>
 
 #include "filters/reader_dispatch.h"
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
 namespace {

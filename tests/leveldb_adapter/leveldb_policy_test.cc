@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "leveldb/leveldb_policy.h"
+#include "leveldb_adapter/leveldb_policy.h"
 #include "leveldb_test_util.h"
 
 namespace sstfilter {

@@ -11,7 +11,7 @@
 // Releases after the newest one read are refused (rocksdb_internal.h).
 // The reader is ~, MayMatch, MayMatch(batch) in every release.
 //
-// No include guard: tests/rocksdb/rocksdb_abi_test.cc includes it a second time,
+// No include guard: tests/rocksdb_adapter/rocksdb_abi_test.cc includes it a second time,
 // in a namespace of its own, to compare it with RocksDB's real header.
 // Expects Slice, Status, <memory> and the SSTFILTER_HAS_* macros
 // (rocksdb_internal_version.h) in scope.

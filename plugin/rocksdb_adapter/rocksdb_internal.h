@@ -9,13 +9,13 @@
 // layout is declared for exactly the releases whose header has it, and
 // every other version is refused here and by CMake.
 //
-// Only plugin/rocksdb/ and the benchmark tools include this file.
+// Only plugin/rocksdb_adapter/ and the benchmark tools include this file.
 
 #pragma once
 
 #include <rocksdb/version.h>
 
-#include "rocksdb/rocksdb_internal_version.h"
+#include "rocksdb_adapter/rocksdb_internal_version.h"
 
 #if defined(SSTFILTER_IN_TREE)
 
@@ -35,7 +35,7 @@
 #endif
 
 namespace ROCKSDB_NAMESPACE {
-#include "rocksdb/filter_bits_decl.h"
+#include "rocksdb_adapter/filter_bits_decl.h"
 }  // namespace ROCKSDB_NAMESPACE
 
 #endif  // SSTFILTER_IN_TREE

@@ -23,7 +23,7 @@
 #include "allocation/level_allocation.h"
 #include "filters/cuckoo_kind.h"
 #include "filters/planner.h"
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 #include "rocksdb_test_util.h"
 
 namespace sstfilter {

@@ -5,8 +5,8 @@
 
 #include <sstfilter/sstfilter.h>
 
-#include "rocksdb/level_listener.h"
-#include "rocksdb/policy.h"
+#include "rocksdb_adapter/level_listener.h"
+#include "rocksdb_adapter/policy.h"
 
 namespace sstfilter {
 namespace {

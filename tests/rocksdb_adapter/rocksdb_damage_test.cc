@@ -15,8 +15,8 @@
 #include <iterator>
 #include <string>
 
-#include "rocksdb/db_open.h"
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/db_open.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 #include "util/db_test_util.h"
 
 namespace sstfilter {

@@ -1,5 +1,5 @@
 // Our out-of-tree declaration of RocksDB's FilterBitsBuilder and
-// FilterBitsReader (plugin/rocksdb/filter_bits_decl.h) against RocksDB's
+// FilterBitsReader (plugin/rocksdb_adapter/filter_bits_decl.h) against RocksDB's
 // own table/block_based/filter_policy_internal.h, from the source of the
 // release being built against (SSTFILTER_ROCKSDB_SOURCE; tools/scripts/test.sh
 // passes the source tools/scripts/rocksdb_source.sh built).
@@ -25,11 +25,11 @@
 #include "table/block_based/filter_policy_internal.h"
 
 // Our declaration, in a namespace of its own.
-#include "rocksdb/rocksdb_internal_version.h"
+#include "rocksdb_adapter/rocksdb_internal_version.h"
 namespace sstfilter_abi {
 using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
-#include "rocksdb/filter_bits_decl.h"
+#include "rocksdb_adapter/filter_bits_decl.h"
 }  // namespace sstfilter_abi
 
 namespace {

@@ -28,7 +28,7 @@
 
 #include <rocksdb/filter_policy.h>
 
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
 

@@ -1,8 +1,8 @@
-#include "rocksdb/builtin_family.h"
+#include "rocksdb_adapter/builtin_family.h"
 
 #include <cstring>
 
-#include "rocksdb/bits_adapter.h"
+#include "rocksdb_adapter/bits_adapter.h"
 
 namespace sstfilter {
 namespace {

@@ -1,4 +1,4 @@
-// compat=builtin (plugin/rocksdb/builtin_family.h) through RocksDB's own
+// compat=builtin (plugin/rocksdb_adapter/builtin_family.h) through RocksDB's own
 // filter interfaces, with the built-in readers of the RocksDB we link:
 // every sstfilter kind and size reads as "may match" for every key under
 // RocksDB's built-in Bloom and Ribbon readers (the switch back is never
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "filters/filter_spec.h"
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
 namespace {

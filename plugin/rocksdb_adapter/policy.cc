@@ -1,4 +1,4 @@
-#include "rocksdb/policy.h"
+#include "rocksdb_adapter/policy.h"
 
 #include <sstream>
 #include <string>
@@ -9,10 +9,10 @@
 #include <rocksdb/utilities/options_type.h>
 
 #include "allocation/tree_allocation.h"
-#include "rocksdb/bits_adapter.h"
-#include "rocksdb/builtin_family.h"
-#include "rocksdb/level_listener.h"
-#include "rocksdb/tsan_handoff.h"
+#include "rocksdb_adapter/bits_adapter.h"
+#include "rocksdb_adapter/builtin_family.h"
+#include "rocksdb_adapter/level_listener.h"
+#include "rocksdb_adapter/tsan_handoff.h"
 
 namespace sstfilter {
 namespace {

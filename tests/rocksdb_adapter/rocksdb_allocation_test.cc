@@ -19,7 +19,7 @@
 #include "filters/cuckoo_kind.h"
 #include "filters/planner.h"
 #include "allocation_test_util.h"
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 #include "rocksdb_test_util.h"
 
 namespace sstfilter {

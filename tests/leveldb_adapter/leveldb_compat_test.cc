@@ -29,7 +29,7 @@
 
 #include "filters/cuckoo_filter.h"
 #include "format/trailer.h"
-#include "leveldb/leveldb_policy.h"
+#include "leveldb_adapter/leveldb_policy.h"
 #include "leveldb_test_util.h"
 
 namespace sstfilter {

@@ -1,4 +1,4 @@
-#include "rocksdb/bits_adapter.h"
+#include "rocksdb_adapter/bits_adapter.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,9 +7,9 @@
 #include "filters/reader_dispatch.h"
 #include "format/hash.h"
 #include "format/trailer.h"
-#include "rocksdb/builtin_family.h"
-#include "rocksdb/slice_hash.h"
-#include "rocksdb/tsan_handoff.h"
+#include "rocksdb_adapter/builtin_family.h"
+#include "rocksdb_adapter/slice_hash.h"
+#include "rocksdb_adapter/tsan_handoff.h"
 
 namespace sstfilter {
 

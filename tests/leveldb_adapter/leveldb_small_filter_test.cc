@@ -11,7 +11,7 @@
 
 #include "filters/reader_dispatch.h"
 #include "format/trailer.h"
-#include "leveldb/leveldb_policy.h"
+#include "leveldb_adapter/leveldb_policy.h"
 #include "leveldb_test_util.h"
 
 namespace sstfilter {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "rocksdb/bits_adapter.h"
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/bits_adapter.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
 namespace {

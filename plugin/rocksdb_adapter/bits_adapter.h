@@ -11,7 +11,7 @@
 
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
-#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <utility>
 
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 #include "rocksdb_test_util.h"
 #include "util/skipping_sleep_env.h"
 

@@ -10,7 +10,7 @@
 #include <rocksdb/version.h>
 #include <sstfilter/sstfilter.h>
 
-#include "rocksdb/db_open.h"
+#include "rocksdb_adapter/db_open.h"
 #include "rocksdb_test_util.h"
 
 namespace sstfilter {

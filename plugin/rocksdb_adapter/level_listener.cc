@@ -1,4 +1,4 @@
-#include "rocksdb/level_listener.h"
+#include "rocksdb_adapter/level_listener.h"
 
 #include <rocksdb/db.h>
 #include <rocksdb/metadata.h>

@@ -4,7 +4,7 @@
 // or a Bloom filter, at the bits/key the budget gives the distinct keys),
 // write it, append.
 
-#include "leveldb/leveldb_policy.h"
+#include "leveldb_adapter/leveldb_policy.h"
 
 #include <algorithm>
 #include <cmath>
