@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "allocation/fpr_hull.h"
-#include "filters/bloom.h"
+#include "filters/bits_per_key.h"
 #include "filters/planner.h"
 #include "format/hash.h"
 

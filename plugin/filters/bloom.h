@@ -17,6 +17,7 @@
 
 #pragma once
 
+#include "filters/bits_per_key.h"
 #include "filters/filter.h"
 #include "format/coding.h"
 #include "format/hash.h"
@@ -25,18 +26,6 @@ namespace sstfilter {
 
 // The trailer's kind byte of a Bloom filter (docs/format.md).
 constexpr FilterKind kBloomKind{1};
-
-constexpr double kMinBitsPerKey = 1.0;
-constexpr double kMaxBitsPerKey = 100.0;
-
-// `bits_per_key` limited to [lo, hi], with NaN taken as `lo` (std::clamp
-// passes NaN through, and a NaN cast to an integer is undefined). The
-// builders' defence against input the adapters failed to validate: the
-// smallest budget still gives a correct filter.
-inline double ClampBitsPerKey(double bits_per_key, double lo, double hi) {
-  if (!(bits_per_key >= lo)) return lo;  // NaN or below
-  return bits_per_key > hi ? hi : bits_per_key;
-}
 
 // The probe count minimising BloomExpectedFpr at `bits_per_key`. Both take
 // bits_per_key limited to [kMinBitsPerKey, kMaxBitsPerKey] as

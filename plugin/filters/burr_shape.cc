@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "filters/bloom.h"
+#include "filters/bits_per_key.h"
 #include "filters/burr_banding.h"
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"

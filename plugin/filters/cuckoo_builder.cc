@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "filters/bloom.h"
+#include "filters/bits_per_key.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/cuckoo_hashing.h"
 #include "filters/cuckoo_kind.h"

@@ -32,7 +32,7 @@
 
 #include <memory>
 
-#include "filters/bloom.h"
+#include "filters/bits_per_key.h"
 #include "filters/filter.h"
 #include "format/trailer.h"
 

@@ -56,7 +56,7 @@
 #include <string>
 #include <vector>
 
-#include "filters/bloom.h"
+#include "filters/bits_per_key.h"
 #include "filters/filter.h"
 
 namespace sstfilter {

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "filters/bloom.h"
+#include "filters/bits_per_key.h"
 #include "filters/filter_plan.h"
 #include "filters/filter_spec.h"
 #include "format/trailer.h"
