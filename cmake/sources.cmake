@@ -54,6 +54,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb_adapter/bits_adapter.cc
   plugin/rocksdb_adapter/builtin_family.cc
   plugin/rocksdb_adapter/check.cc
+  plugin/rocksdb_adapter/construction_charge.cc
   plugin/rocksdb_adapter/level_listener.cc
   plugin/rocksdb_adapter/policy.cc
   plugin/rocksdb_adapter/registration.cc

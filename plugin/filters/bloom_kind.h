@@ -26,6 +26,8 @@ struct BloomDescriptor {
   static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
     AppendBloomFilter(plan.bloom, *hashes, dst);
   }
+  // Written straight into *dst; a few small temporaries.
+  static size_t WorkingBytes(const FilterPlan& /*plan*/, size_t /*num_keys*/) { return 256; }
 
   struct Layout {};
   static bool Parse(const Trailer& trailer, const char* /*payload*/, size_t payload_size,

@@ -147,6 +147,10 @@ bool AppendBurrFilter(size_t payload_bytes, std::vector<uint64_t>* keys, const B
     if (seed == 0) {
       banded = BandLayers(*keys, tuning, &layers, &stats);
     } else {
+      // The failed attempt's layers go before the copy is made, so a
+      // retry holds no more than the first attempt (BurrDescriptor::
+      // WorkingBytes).
+      std::vector<BurrBandedLayer>().swap(layers);
       std::vector<uint64_t> values(*keys);
       for (uint64_t& h : values) h = BurrHashing::FirstLayer(h, seed);
       SortKeys(&values);

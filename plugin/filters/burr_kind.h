@@ -47,6 +47,15 @@ struct BurrDescriptor {
       AppendBloomFilter(plan.bloom, *hashes, dst);
     }
   }
+  // Every layer's banded rows and fingerprints (12 bytes a slot; the
+  // layers together have about as many slots as keys, bounded here by
+  // 1.1 n plus a whole block per layer) and a retry's remixed copy of the
+  // keys (8 bytes a key; the sort's second array, as large, is released
+  // before banding starts).
+  static size_t WorkingBytes(const FilterPlan& /*plan*/, size_t num_keys) {
+    const size_t slots = num_keys + num_keys / 10 + 64 * kBurrMaxLayers;
+    return 12 * slots + 8 * num_keys + 64 * 1024;
+  }
 
   using Layout = BurrLayout;
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,

@@ -40,6 +40,15 @@ struct CuckooDescriptor {
   static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
     AppendCuckooFilter(plan.shape<CuckooShape>(), *hashes, dst);
   }
+  // The unpacked table (two bytes a slot up to 16-bit fingerprints, four
+  // above), grown by an eighth for the rare placement that needs a larger
+  // table, and the stash.
+  static size_t WorkingBytes(const FilterPlan& plan, size_t num_keys) {
+    const CuckooShape shape = plan.shape<CuckooShape>();
+    const size_t slot_bytes = shape.fp_bits <= 16 ? 2 : 4;
+    const size_t slots = static_cast<size_t>(shape.num_buckets) * kSlotsPerBucket;
+    return (slots + slots / 8 + kSlotsPerBucket) * slot_bytes + 16 * (num_keys / 64 + 64);
+  }
 
   using Layout = CuckooLayout;
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,

@@ -54,6 +54,17 @@ double FilterBuilder::FinishedFpr(size_t n) const {
   return allow_small_form_ ? WithSmallForm(own, n, own.bytes).expected_fpr : own.expected_fpr;
 }
 
+FilterPlan FilterBuilder::FinishingPlan() const {
+  const size_t n = hashes_.size();
+  const FilterPlan own = Plan(n);
+  return allow_small_form_ ? WithSmallForm(own, n, own.bytes) : own;
+}
+
+void FilterBuilder::FinishWith(const FilterPlan& plan, std::string* dst) {
+  WritePlannedFilter(plan, &hashes_, dst);
+  hashes_.clear();
+}
+
 void FilterBuilder::Finish(std::string* dst) {
   const size_t n = hashes_.size();
   const FilterPlan own = Plan(n);

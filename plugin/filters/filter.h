@@ -53,6 +53,16 @@ class FilterBuilder {
   // (WithSmallForm, planner.h).
   void Finish(std::string* dst);
 
+  // The plan Finish would write now: the small form's where it applies,
+  // else Plan(NumHashes()).
+  FilterPlan FinishingPlan() const;
+
+  // Finish, writing `plan` (a plan of any kind for NumHashes() keys)
+  // instead of FinishingPlan(): how an engine adapter writes a Bloom
+  // filter when it cannot afford the memory the planned kind's build
+  // needs.
+  void FinishWith(const FilterPlan& plan, std::string* dst);
+
   // Off by default, so that a builder of a kind writes that kind;
   // NewFilterBuilder (filter_spec.h) turns it on for the engine adapters.
   void AllowSmallForm(bool allow) { allow_small_form_ = allow; }

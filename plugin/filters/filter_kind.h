@@ -24,6 +24,11 @@
 //     // payload, then trailer. Never fails: a kind that can fail to build
 //     // writes a correct filter of another kind (plan.bloom).
 //     static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst);
+//     // At least the most heap bytes Write holds at once for `plan` over
+//     // num_keys hashes, beyond the hashes themselves and *dst (what a
+//     // build charges to RocksDB's block cache; filter_working_test
+//     // checks it against every allocation of a build).
+//     static size_t WorkingBytes(const FilterPlan& plan, size_t num_keys);
 //
 //     // What the reader needs of bytes that passed Parse.
 //     struct Layout { ... };

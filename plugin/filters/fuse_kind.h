@@ -3,6 +3,7 @@
 
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ struct FuseDescriptor {
     if (!AppendFuseFilter(plan.shape<FuseShape>(), hashes, dst)) {
       AppendBloomFilter(plan.bloom, *hashes, dst);
     }
+  }
+  // The sort's second array of keys (8 bytes a key, and its counters),
+  // then, once it has replaced the first, the peeler's 13 bytes a slot (a
+  // hash, a count, an order entry).
+  static size_t WorkingBytes(const FilterPlan& plan, size_t num_keys) {
+    const size_t peeler = 13 * (static_cast<size_t>(plan.shape<FuseShape>().num_slots()) + 1);
+    return std::max(8 * num_keys, peeler) + 64 * 1024;
   }
 
   using Layout = FuseLayout;

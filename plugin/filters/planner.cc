@@ -112,4 +112,17 @@ void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, s
   AppendBloomFilter(BloomShapeFor(hashes->size(), bits, BloomSizing::kExactBytes), *hashes, dst);
 }
 
+size_t PlanWorkingBytes(const FilterPlan& plan, size_t num_keys) {
+  size_t bytes = 0;
+  const bool known = AnyKind(RegisteredKinds{}, [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    if (!KindIsOf<D>(plan.kind)) return false;
+    bytes = D::WorkingBytes(plan, num_keys);
+    return true;
+  });
+  // The small form, or WritePlannedFilter's Bloom filter of last resort
+  // (none: written in place).
+  return known ? bytes : 8 * num_keys + 64;
+}
+
 }  // namespace sstfilter

@@ -82,4 +82,9 @@ bool PlanAtScale(FilterType type, double bits_per_key, FilterSpec* spec, double*
 // is refused a Bloom filter of its bytes).
 void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst);
 
+// At least the most heap bytes WritePlannedFilter(plan, ...) holds at once
+// over `num_keys` hashes, beyond the hashes and the filter it appends: the
+// kind's WorkingBytes (filter_kind.h); the small form's sorted copy.
+size_t PlanWorkingBytes(const FilterPlan& plan, size_t num_keys);
+
 }  // namespace sstfilter

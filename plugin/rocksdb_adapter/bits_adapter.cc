@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "filters/planner.h"
 #include "filters/reader_dispatch.h"
 #include "format/hash.h"
 #include "format/trailer.h"
@@ -24,6 +25,33 @@ void BitsBuilderAdapter::SetChooser(FilterChooser chooser) {
   chooser_ = std::move(chooser);
 }
 
+void BitsBuilderAdapter::SetConstructionCharge(std::unique_ptr<ConstructionCharge> charge) {
+  charge_ = std::move(charge);
+}
+
+void BitsBuilderAdapter::ChargeHashesSlow() {
+  const size_t held = core_->hashes().capacity() * sizeof(uint64_t);
+  if (charge_->Add(held - hashes_charged_)) hashes_charged_ = held;
+}
+
+void BitsBuilderAdapter::FinishCore(std::string* filter) {
+  if (!charge_) {
+    core_->Finish(filter);
+    return;
+  }
+  ChargeHashes();
+  const size_t n = core_->NumHashes();
+  const FilterPlan plan = core_->FinishingPlan();
+  // The filter is built in a string, then copied to RocksDB's buffer.
+  if (charge_->Add(PlanWorkingBytes(plan, n) + 2 * plan.bytes)) {
+    core_->Finish(filter);
+  } else {
+    const FilterPlan bloom = PlanFilter(FilterSpec{FilterType::kBloom, spec_.bits_per_key}, n);
+    charge_->Add(2 * bloom.bytes);  // a refusal changes nothing now
+    core_->FinishWith(bloom, filter);
+  }
+}
+
 void BitsBuilderAdapter::NoteKeyRange(const rocksdb::Slice& key) {
   if (!has_first_key_) first_key_.assign(key.data(), key.size());
   has_first_key_ = true;
@@ -33,6 +61,7 @@ void BitsBuilderAdapter::NoteKeyRange(const rocksdb::Slice& key) {
 void BitsBuilderAdapter::AddKey(const rocksdb::Slice& key) {
   if (chooser_) NoteKeyRange(key);
   core_->AddHash(KeyHash(key));
+  ChargeHashes();
 }
 
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
@@ -44,6 +73,7 @@ void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
   if (!has_last_alt_ || alt_hash != last_alt_hash_) core_->AddHash(alt_hash);
   has_last_alt_ = true;
   last_alt_hash_ = alt_hash;
+  ChargeHashes();
 }
 #endif
 
@@ -63,12 +93,16 @@ rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
   }
   if (verify_after_build_) finished_hashes_ = core_->hashes();
   std::string filter;
-  core_->Finish(&filter);
+  FinishCore(&filter);
   if (builtin_guard_) AppendBuiltinGuard(&filter);
   auto* bytes = new char[filter.size()];
   std::memcpy(bytes, filter.data(), filter.size());
   buf->reset(bytes);
   finished_data_ = bytes;
+  if (charge_) {
+    charge_->ReleaseAll();
+    hashes_charged_ = 0;
+  }
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
   has_last_alt_ = false;  // the next filter starts fresh
 #endif

@@ -11,6 +11,7 @@
 
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "rocksdb_adapter/construction_charge.h"
 #include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
@@ -36,6 +37,11 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // and later Finishes (partitions) build the same kind. Set before the
   // first AddKey.
   void SetChooser(FilterChooser chooser);
+
+  // Charges the build's memory to the block cache through `charge`
+  // (construction_charge.h says what and when); none if null. Set before
+  // the first AddKey.
+  void SetConstructionCharge(std::unique_ptr<ConstructionCharge> charge);
 
   void AddKey(const rocksdb::Slice& key) override;
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
@@ -81,6 +87,16 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // or with a chooser not used yet, one of the filter it would choose now.
   const FilterBuilder& SizingBuilder(FilterSpec* spec = nullptr);
   size_t GuardSize() const;
+  // Charges the hashes' array as it grows (refusals ignored).
+  void ChargeHashes() {
+    if (charge_ && core_->hashes().capacity() * sizeof(uint64_t) > hashes_charged_) {
+      ChargeHashesSlow();
+    }
+  }
+  void ChargeHashesSlow();
+  // Core_'s Finish, or with a charge, the plan's build if the cache makes
+  // room for it, else a Bloom filter of the same bits/key.
+  void FinishCore(std::string* filter);
 
   FilterSpec spec_;  // core_'s
   std::unique_ptr<FilterBuilder> core_;
@@ -89,6 +105,8 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   std::unique_ptr<FilterBuilder> sizing_;  // of the chooser's peeked choice
   std::string first_key_, last_key_;  // tracked only with a chooser
   bool has_first_key_ = false;
+  std::unique_ptr<ConstructionCharge> charge_;
+  size_t hashes_charged_ = 0;
   bool verify_after_build_;
   bool builtin_guard_;
   std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying

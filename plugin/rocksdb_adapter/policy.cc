@@ -149,6 +149,7 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
       spec_,
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
+  builder->SetConstructionCharge(ConstructionCharge::For(context.table_options));
   // Monkey only where the level is known, in a levelled tree: FIFO files
   // are all alike, and a universal run's size when its filter is built
   // says little of its share while it lives (docs/design/level_allocation.md).
