@@ -56,6 +56,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb_adapter/check.cc
   plugin/rocksdb_adapter/construction_charge.cc
   plugin/rocksdb_adapter/level_listener.cc
+  plugin/rocksdb_adapter/memory_rounding.cc
   plugin/rocksdb_adapter/policy.cc
   plugin/rocksdb_adapter/registration.cc
   plugin/guard/guard_family.cc

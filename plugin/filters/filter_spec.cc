@@ -93,29 +93,42 @@ double MaxBitsPerKey(FilterType type) {
   return info != nullptr ? info->max_bits_per_key : kMaxBitsPerKey;
 }
 
+namespace {
+
+// "sstfilter.<type>: bits_per_key <what> is <problem>; it must be a
+// number from <lo> to <hi>".
+std::string BitsPerKeyError(FilterType type, const std::string& what, const char* problem) {
+  std::ostringstream msg;
+  msg << "sstfilter." << FilterTypeName(type) << ": bits_per_key " << what << " is " << problem
+      << "; it must be a number from " << MinBitsPerKey(type) << " to " << MaxBitsPerKey(type);
+  return msg.str();
+}
+
+}  // namespace
+
 std::string ValidateFilterSpec(const FilterSpec& spec) {
   const double lo = MinBitsPerKey(spec.type), hi = MaxBitsPerKey(spec.type);
   if (std::isfinite(spec.bits_per_key) && spec.bits_per_key >= lo &&
       spec.bits_per_key <= hi) {
     return "";
   }
-  std::ostringstream msg;
-  msg << "sstfilter." << FilterTypeName(spec.type) << ": bits_per_key "
-      << spec.bits_per_key << " is out of range; it must be a number from "
-      << lo << " to " << hi;
-  return msg.str();
+  std::ostringstream value;
+  value << spec.bits_per_key;
+  return BitsPerKeyError(spec.type, value.str(), "out of range");
 }
 
-bool ParseBitsPerKey(const std::string& text, double* value,
+bool ParseBitsPerKey(FilterType type, const std::string& text, double* value,
                      std::string* error) {
   const char* begin = text.c_str();
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(begin, &end);
   if (text.empty() || end == begin || *end != '\0' || errno == ERANGE) {
-    *error = "bits_per_key '" + text + "' is not a number";
+    *error = BitsPerKeyError(type, "'" + text + "'", "not a number");
     return false;
   }
+  *error = ValidateFilterSpec(FilterSpec{type, v});
+  if (!error->empty()) return false;
   *value = v;
   return true;
 }

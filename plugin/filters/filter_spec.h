@@ -68,9 +68,12 @@ double MaxBitsPerKey(FilterType type);
 // (NaN, infinite, out of range) and what is accepted.
 std::string ValidateFilterSpec(const FilterSpec& spec);
 
-// Parses a bits/key value such as "12" or "9.5" in full (no trailing
-// characters); on failure returns false and sets *error.
-bool ParseBitsPerKey(const std::string& text, double* value,
+// Parses a bits/key value for `type` such as "12" or "9.5" in full (no
+// trailing characters) and checks it against type's range. On failure
+// returns false and sets *error to a sentence naming the type, the value
+// and the range ("sstfilter.cuckoo: bits_per_key 'abc' is not a number;
+// it must be a number from 4 to 100").
+bool ParseBitsPerKey(FilterType type, const std::string& text, double* value,
                      std::string* error);
 
 // Requires ValidateFilterSpec(spec).empty(). The builder writes what

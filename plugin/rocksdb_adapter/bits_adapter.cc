@@ -34,21 +34,36 @@ void BitsBuilderAdapter::ChargeHashesSlow() {
   if (charge_->Add(held - hashes_charged_)) hashes_charged_ = held;
 }
 
+void BitsBuilderAdapter::SetMemoryRounding(std::shared_ptr<MemoryRounding> rounding) {
+  rounding_ = std::move(rounding);
+}
+
 void BitsBuilderAdapter::FinishCore(std::string* filter) {
-  if (!charge_) {
+  if (!charge_ && !rounding_) {
     core_->Finish(filter);
     return;
   }
-  ChargeHashes();
   const size_t n = core_->NumHashes();
-  const FilterPlan plan = core_->FinishingPlan();
-  // The filter is built in a string, then copied to RocksDB's buffer.
-  if (charge_->Add(PlanWorkingBytes(plan, n) + 2 * plan.bytes)) {
-    core_->Finish(filter);
+  FilterPlan plan = core_->FinishingPlan();
+  bool replanned = false;
+  if (rounding_) {
+    const FilterPlan rounded = rounding_->Round(plan, spec_, n, GuardSize());
+    replanned = rounded.bytes != plan.bytes;
+    plan = rounded;
+  }
+  if (charge_) {
+    ChargeHashes();
+    // The filter is built in a string, then copied to RocksDB's buffer.
+    if (!charge_->Add(PlanWorkingBytes(plan, n) + 2 * plan.bytes)) {
+      plan = PlanFilter(FilterSpec{FilterType::kBloom, spec_.bits_per_key}, n);
+      replanned = true;
+      charge_->Add(2 * plan.bytes);  // a refusal changes nothing now
+    }
+  }
+  if (replanned) {
+    core_->FinishWith(plan, filter);
   } else {
-    const FilterPlan bloom = PlanFilter(FilterSpec{FilterType::kBloom, spec_.bits_per_key}, n);
-    charge_->Add(2 * bloom.bytes);  // a refusal changes nothing now
-    core_->FinishWith(bloom, filter);
+    core_->Finish(filter);
   }
 }
 

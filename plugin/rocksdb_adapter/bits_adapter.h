@@ -12,6 +12,7 @@
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "rocksdb_adapter/construction_charge.h"
+#include "rocksdb_adapter/memory_rounding.h"
 #include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
@@ -42,6 +43,11 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // (construction_charge.h says what and when); none if null. Set before
   // the first AddKey.
   void SetConstructionCharge(std::unique_ptr<ConstructionCharge> charge);
+
+  // Sizes each filter to fill its allocation (optimize_filters_for_memory,
+  // memory_rounding.h), with `rounding` shared by the policy's builders;
+  // none if null.
+  void SetMemoryRounding(std::shared_ptr<MemoryRounding> rounding);
 
   void AddKey(const rocksdb::Slice& key) override;
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
@@ -94,8 +100,9 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
     }
   }
   void ChargeHashesSlow();
-  // Core_'s Finish, or with a charge, the plan's build if the cache makes
-  // room for it, else a Bloom filter of the same bits/key.
+  // Core_'s Finish; with rounding, at the rounded size; with a charge, the
+  // plan's build if the cache makes room for it, else a Bloom filter of
+  // the same bits/key.
   void FinishCore(std::string* filter);
 
   FilterSpec spec_;  // core_'s
@@ -106,6 +113,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   std::string first_key_, last_key_;  // tracked only with a chooser
   bool has_first_key_ = false;
   std::unique_ptr<ConstructionCharge> charge_;
+  std::shared_ptr<MemoryRounding> rounding_;
   size_t hashes_charged_ = 0;
   bool verify_after_build_;
   bool builtin_guard_;

@@ -23,15 +23,10 @@ rocksdb::Status ParseBitsPerKeyOption(const rocksdb::ConfigOptions&,
                                       const std::string&,
                                       const std::string& value, void* addr) {
   auto* spec = static_cast<FilterSpec*>(addr);
-  FilterSpec parsed = *spec;
   std::string error;
-  if (!ParseBitsPerKey(value, &parsed.bits_per_key, &error)) {
-    return rocksdb::Status::InvalidArgument(
-        std::string(kIdPrefix) + FilterTypeName(spec->type) + ": " + error);
+  if (!ParseBitsPerKey(spec->type, value, &spec->bits_per_key, &error)) {
+    return rocksdb::Status::InvalidArgument(error);
   }
-  error = ValidateFilterSpec(parsed);
-  if (!error.empty()) return rocksdb::Status::InvalidArgument(error);
-  *spec = parsed;
   return rocksdb::Status::OK();
 }
 
@@ -142,14 +137,48 @@ const char* SstFilterPolicy::CompatibilityName() const {
                                            : kCompatibilityName;
 }
 
+rocksdb::Status SstFilterPolicy::ConfigureOptions(
+    const rocksdb::ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& opts_map,
+    std::unordered_map<std::string, std::string>* unused) {
+  rocksdb::Status s = rocksdb::FilterPolicy::ConfigureOptions(config_options, opts_map, unused);
+  if (s.IsNotFound()) {
+    // RocksDB's "Could not find option: : <name>", said as the others are.
+    std::string unknown;
+    for (const auto& [name, value] : opts_map) {
+      if (name != "bits_per_key" && name != "compat" && name != "allocation" && name != "id") {
+        unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+      }
+    }
+    s = rocksdb::Status::InvalidArgument(id_ + ": unknown option " + unknown +
+                                         "; known: bits_per_key, compat, allocation");
+  }
+  if (!s.ok()) configure_error_ = s;
+  return s;
+}
+
+rocksdb::Status SstFilterPolicy::ValidateOptions(const rocksdb::DBOptions& db_opts,
+                                                 const rocksdb::ColumnFamilyOptions& cf_opts) const {
+  if (!configure_error_.ok()) {
+    return rocksdb::Status::InvalidArgument(
+        "filter_policy " + id_ + " was given bad options and is not usable",
+        configure_error_.getState() ? configure_error_.getState() : "");
+  }
+  return rocksdb::FilterPolicy::ValidateOptions(db_opts, cf_opts);
+}
+
 rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const rocksdb::FilterBuildingContext& context) const {
   ReceivedFrom(this);
+  if (!configure_error_.ok()) return nullptr;
   auto* builder = new BitsBuilderAdapter(
       spec_,
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
   builder->SetConstructionCharge(ConstructionCharge::For(context.table_options));
+  if (context.table_options.optimize_filters_for_memory && MemoryRounding::Supported()) {
+    builder->SetMemoryRounding(memory_rounding_);
+  }
   // Monkey only where the level is known, in a levelled tree: FIFO files
   // are all alike, and a universal run's size when its filter is built
   // says little of its share while it lives (docs/design/level_allocation.md).

@@ -3,7 +3,9 @@
 
 #pragma once
 
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 #include <rocksdb/filter_policy.h>
 #include <sstfilter/sstfilter.h>
@@ -11,6 +13,7 @@
 #include "allocation/level_allocation.h"
 #include "allocation/level_model.h"
 #include "filters/filter_spec.h"
+#include "rocksdb_adapter/memory_rounding.h"
 #include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
@@ -54,6 +57,7 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // "sstfilter", or with compat=builtin the built-in policies' name.
   const char* CompatibilityName() const override;
 
+  // Null (no filter) if the policy's options failed to configure.
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override;
   // Any bytes: content that is not an intact sstfilter filter gives a
@@ -62,12 +66,27 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override;
 
+  // The error of a configuration that failed, so that DB::Open refuses a
+  // policy with bad options: RocksDB creates the policy before it
+  // configures it, and some of its option parsers keep the half-configured
+  // object after the error (with defaults where the options were bad).
+  rocksdb::Status ValidateOptions(const rocksdb::DBOptions& db_opts,
+                                  const rocksdb::ColumnFamilyOptions& cf_opts) const override;
+
   const FilterSpec& spec() const { return spec_; }
   Compat compat() const { return compat_; }
   Allocation allocation() const { return allocation_; }
 
+ protected:
+  // Configures as RocksDB does, remembering a failure (ValidateOptions).
+  rocksdb::Status ConfigureOptions(
+      const rocksdb::ConfigOptions& config_options,
+      const std::unordered_map<std::string, std::string>& opts_map,
+      std::unordered_map<std::string, std::string>* unused) override;
+
  private:
   FilterSpec spec_;
+  rocksdb::Status configure_error_;  // OK unless a configuration failed
   Compat compat_;
   Allocation allocation_ = Allocation::kUniform;
   // Learned per policy object and shared with its builders, which outlive
@@ -75,6 +94,8 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // thread-safe).
   std::shared_ptr<LevelModel> level_model_ = std::make_shared<LevelModel>();
   std::string id_;
+  // optimize_filters_for_memory's balance, shared by this policy's builders.
+  std::shared_ptr<MemoryRounding> memory_rounding_ = std::make_shared<MemoryRounding>();
   std::string builtin_name_;  // id_ + kBuiltinNameSuffix
 };
 

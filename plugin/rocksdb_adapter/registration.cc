@@ -39,8 +39,7 @@ const rocksdb::FilterPolicy* PolicyFromUri(
     return nullptr;
   }
   if (colon != std::string::npos &&
-      !ParseBitsPerKey(uri.substr(colon + 1), &spec.bits_per_key, errmsg)) {
-    *errmsg = uri + ": " + *errmsg;
+      !ParseBitsPerKey(spec.type, uri.substr(colon + 1), &spec.bits_per_key, errmsg)) {
     return nullptr;
   }
   const std::string error = ValidateFilterSpec(spec);

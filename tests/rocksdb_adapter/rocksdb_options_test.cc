@@ -2,6 +2,7 @@
 // strings, OPTIONS-file round trips, and clear errors for bad input.
 
 #include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 #include <sstfilter/sstfilter.h>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "rocksdb_adapter/rocksdb_internal.h"
 #include "rocksdb_test_util.h"
 
 namespace sstfilter {
@@ -55,10 +57,26 @@ TEST(OptionsTest, CxxFactoriesRejectBadBitsPerKey) {
     EXPECT_EQ(p, nullptr);
   }
   EXPECT_THROW(NewCuckooFilterPolicy(3.5), std::invalid_argument);  // below cuckoo's 4
+  try {
+    NewCuckooFilterPolicy(3.5);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sstfilter.cuckoo: bits_per_key 3.5 is out of range; "
+                                         "it must be a number from 4 to 100"),
+              std::string::npos)
+        << e.what();
+  }
   std::shared_ptr<const rocksdb::FilterPolicy> p;
-  const rocksdb::Status s = NewFilterPolicy("cukoo", 10, &p);
+  rocksdb::Status s = NewFilterPolicy("burr", 120, &p);
+  EXPECT_NE(s.ToString().find("sstfilter.burr: bits_per_key 120 is out of range; it must be a "
+                              "number from "),
+            std::string::npos)
+      << s.ToString();
+  s = NewFilterPolicy("cukoo", 10, &p);
   EXPECT_TRUE(s.IsInvalidArgument());
-  EXPECT_NE(s.ToString().find("known: sstfilter.bloom"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("unknown sstfilter policy 'cukoo'; known: sstfilter.bloom"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(p, nullptr);
 }
 
 TEST(OptionsTest, EveryIdFormParses) {
@@ -83,23 +101,70 @@ TEST(OptionsTest, EveryIdFormParses) {
   }
 }
 
+// What each bad form must say: the value and the accepted range, or the
+// known ids, or the unknown option's name.
+struct BadInput {
+  const char* text;
+  const char* says;
+};
+
+const BadInput kBadInputs[] = {
+    {"sstfilter.cuckoo:0", "sstfilter.cuckoo: bits_per_key 0 is out of range; it must be a number from 4 to 100"},
+    {"sstfilter.cuckoo:-3", "bits_per_key -3 is out of range; it must be a number from 4 to 100"},
+    {"sstfilter.cuckoo:nan", "bits_per_key nan is out of range; it must be a number from 4 to 100"},
+    {"sstfilter.cuckoo:inf", "bits_per_key inf is out of range; it must be a number from 4 to 100"},
+    {"sstfilter.cuckoo:101", "bits_per_key 101 is out of range; it must be a number from 4 to 100"},
+    {"sstfilter.cuckoo:abc", "bits_per_key 'abc' is not a number; it must be a number from 4 to 100"},
+    {"sstfilter.cuckoo:12x", "bits_per_key '12x' is not a number; it must be a number from 4 to 100"},
+    {"sstfilter.bloom:0.5", "sstfilter.bloom: bits_per_key 0.5 is out of range; it must be a number from 1 to 100"},
+    {"sstfilter.cukoo:12", "unknown sstfilter policy 'sstfilter.cukoo:12'; known: sstfilter.bloom, "},
+    {"sstfilter.", "unknown sstfilter policy 'sstfilter.'; known: sstfilter.bloom, "},
+    {"{id=sstfilter.cuckoo;bits_per_key=abc}", "bits_per_key 'abc' is not a number; it must be a number from 4 to 100"},
+    {"{id=sstfilter.cuckoo;bits_per_key=nan}", "bits_per_key nan is out of range; it must be a number from 4 to 100"},
+    {"{id=sstfilter.bloom;bits_per_key=-1}", "sstfilter.bloom: bits_per_key -1 is out of range; it must be a number from 1 to 100"},
+    {"{id=sstfilter.cuckoo;bits_per_keys=12}",
+     "sstfilter.cuckoo: unknown option 'bits_per_keys'; known: bits_per_key, compat, allocation"},
+};
+
 TEST(OptionsTest, BadInputIsAClearError) {
-  for (const char* bad : {"sstfilter.cuckoo:0", "sstfilter.cuckoo:-3", "sstfilter.cuckoo:nan",
-                          "sstfilter.cuckoo:inf", "sstfilter.cuckoo:101", "sstfilter.cuckoo:abc",
-                          "sstfilter.cuckoo:12x", "sstfilter.bloom:0.5", "sstfilter.cukoo:12",
-                          "sstfilter.", "{id=sstfilter.cuckoo;bits_per_key=abc}",
-                          "{id=sstfilter.cuckoo;bits_per_key=nan}",
-                          "{id=sstfilter.bloom;bits_per_key=-1}",
-                          "{id=sstfilter.cuckoo;bits_per_keys=12}"}) {
+  for (const BadInput& bad : kBadInputs) {
     rocksdb::Status s;
-    const auto policy = FromString(bad, &s);
-    EXPECT_FALSE(s.ok()) << bad << " was accepted";
-    EXPECT_FALSE(s.IsNotSupported()) << bad << ": NotSupported is silently ignored";
-    // (For the {id=...} form RocksDB creates the object before configuring
-    // it and leaves it in place on error; the Status is what callers check.)
-    if (bad[0] != '{') {
-      EXPECT_EQ(policy, nullptr) << bad;
-    }
+    const auto policy = FromString(bad.text, &s);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad.text << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find(bad.says), std::string::npos)
+        << bad.text << " says: " << s.ToString();
+    // The {id=...} form: RocksDB creates the object before configuring it
+    // and hands it back with the error; it is unusable (below).
+    if (bad.text[0] != '{') EXPECT_EQ(policy, nullptr) << bad.text;
+  }
+}
+
+TEST(OptionsTest, APolicyWithBadOptionsIsRefusedAtOpenAndBuildsNothing) {
+  for (const BadInput& bad : kBadInputs) {
+    if (bad.text[0] != '{') continue;
+    SCOPED_TRACE(bad.text);
+    rocksdb::Status s;
+    const auto policy = FromString(bad.text, &s);
+    ASSERT_NE(policy, nullptr);
+    rocksdb::BlockBasedTableOptions table;
+    std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
+        policy->GetBuilderWithContext(rocksdb::FilterBuildingContext(table)));
+    EXPECT_EQ(builder, nullptr);
+    // However the options string reaches a DB (RocksDB's nested parsers
+    // may keep the object and report success), DB::Open refuses it.
+    rocksdb::ConfigOptions config;
+    rocksdb::Options options;
+    const std::string text = std::string("create_if_missing=true;block_based_table_factory={") +
+                             "filter_policy=" + bad.text + "}";
+    s = rocksdb::GetOptionsFromString(config, rocksdb::Options(), text, &options);
+    if (!s.ok()) continue;  // refused while parsing: nothing to open with
+    test::TempDir dir;
+    rocksdb::DB* db = nullptr;
+    s = rocksdb::DB::Open(options, dir.path(), &db);
+    delete db;
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("filter_policy sstfilter."), std::string::npos) << s.ToString();
+    EXPECT_NE(s.ToString().find(bad.says), std::string::npos) << s.ToString();
   }
 }
 
