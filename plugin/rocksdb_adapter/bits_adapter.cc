@@ -9,6 +9,7 @@
 #include "format/hash.h"
 #include "format/trailer.h"
 #include "rocksdb_adapter/builtin_family.h"
+#include "rocksdb_adapter/memory_rounding.h"
 #include "rocksdb_adapter/slice_hash.h"
 #include "rocksdb_adapter/tsan_handoff.h"
 
@@ -34,22 +35,18 @@ void BitsBuilderAdapter::ChargeHashesSlow() {
   if (charge_->Add(held - hashes_charged_)) hashes_charged_ = held;
 }
 
-void BitsBuilderAdapter::SetMemoryRounding(std::shared_ptr<MemoryRounding> rounding) {
-  rounding_ = std::move(rounding);
-}
-
 void BitsBuilderAdapter::FinishCore(std::string* filter) {
-  if (!charge_ && !rounding_) {
+  if (!charge_ && !fill_allocation_) {
     core_->Finish(filter);
     return;
   }
   const size_t n = core_->NumHashes();
   FilterPlan plan = core_->FinishingPlan();
   bool replanned = false;
-  if (rounding_) {
-    const FilterPlan rounded = rounding_->Round(plan, spec_, n, GuardSize());
-    replanned = rounded.bytes != plan.bytes;
-    plan = rounded;
+  if (fill_allocation_) {
+    const FilterPlan filled = FillAllocation(plan, spec_, n, GuardSize());
+    replanned = filled.bytes != plan.bytes;
+    plan = filled;
   }
   if (charge_) {
     ChargeHashes();

@@ -12,7 +12,6 @@
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "rocksdb_adapter/construction_charge.h"
-#include "rocksdb_adapter/memory_rounding.h"
 #include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
@@ -44,10 +43,9 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // the first AddKey.
   void SetConstructionCharge(std::unique_ptr<ConstructionCharge> charge);
 
-  // Sizes each filter to fill its allocation (optimize_filters_for_memory,
-  // memory_rounding.h), with `rounding` shared by the policy's builders;
-  // none if null.
-  void SetMemoryRounding(std::shared_ptr<MemoryRounding> rounding);
+  // With `fill`, each filter is sized to fill its allocation
+  // (optimize_filters_for_memory, memory_rounding.h). Off by default.
+  void SetFillAllocation(bool fill) { fill_allocation_ = fill; }
 
   void AddKey(const rocksdb::Slice& key) override;
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
@@ -72,7 +70,10 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // choose now; it may choose differently at Finish if the tree changes
   // meanwhile. RocksDB 10.9 on calls this at every data block to estimate
   // the file's size: it costs one size computation, no allocation after
-  // the first call.
+  // the first call. With optimize_filters_for_memory, Finish may write
+  // more, up to the end of the allocation this size gets
+  // (memory_rounding.h): finding that size costs an allocation and a
+  // search, too much for every data block.
   size_t CalculateSpace(size_t num_entries)
 #if SSTFILTER_HAS_CALCULATE_SPACE
       override
@@ -100,7 +101,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
     }
   }
   void ChargeHashesSlow();
-  // Core_'s Finish; with rounding, at the rounded size; with a charge, the
+  // Core_'s Finish; filling its allocation if asked; with a charge, the
   // plan's build if the cache makes room for it, else a Bloom filter of
   // the same bits/key.
   void FinishCore(std::string* filter);
@@ -113,7 +114,7 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   std::string first_key_, last_key_;  // tracked only with a chooser
   bool has_first_key_ = false;
   std::unique_ptr<ConstructionCharge> charge_;
-  std::shared_ptr<MemoryRounding> rounding_;
+  bool fill_allocation_ = false;
   size_t hashes_charged_ = 0;
   bool verify_after_build_;
   bool builtin_guard_;

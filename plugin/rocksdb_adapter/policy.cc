@@ -11,6 +11,7 @@
 #include "allocation/tree_allocation.h"
 #include "rocksdb_adapter/bits_adapter.h"
 #include "rocksdb_adapter/builtin_family.h"
+#include "rocksdb_adapter/memory_rounding.h"
 #include "rocksdb_adapter/level_listener.h"
 #include "rocksdb_adapter/tsan_handoff.h"
 
@@ -176,9 +177,8 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
       context.table_options.detect_filter_construct_corruption,
       /*builtin_guard=*/compat_ == Compat::kBuiltin);
   builder->SetConstructionCharge(ConstructionCharge::For(context.table_options));
-  if (context.table_options.optimize_filters_for_memory && MemoryRounding::Supported()) {
-    builder->SetMemoryRounding(memory_rounding_);
-  }
+  builder->SetFillAllocation(context.table_options.optimize_filters_for_memory &&
+                             AllocationClassesKnown());
   // Monkey only where the level is known, in a levelled tree: FIFO files
   // are all alike, and a universal run's size when its filter is built
   // says little of its share while it lives (docs/design/level_allocation.md).

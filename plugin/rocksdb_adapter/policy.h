@@ -13,7 +13,6 @@
 #include "allocation/level_allocation.h"
 #include "allocation/level_model.h"
 #include "filters/filter_spec.h"
-#include "rocksdb_adapter/memory_rounding.h"
 #include "rocksdb_adapter/rocksdb_internal.h"
 
 namespace sstfilter {
@@ -94,8 +93,6 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // thread-safe).
   std::shared_ptr<LevelModel> level_model_ = std::make_shared<LevelModel>();
   std::string id_;
-  // optimize_filters_for_memory's balance, shared by this policy's builders.
-  std::shared_ptr<MemoryRounding> memory_rounding_ = std::make_shared<MemoryRounding>();
   std::string builtin_name_;  // id_ + kBuiltinNameSuffix
 };
 

@@ -24,6 +24,9 @@ class BuilderTest : public ::testing::TestWithParam<const char*> {
     EXPECT_TRUE(NewFilterPolicy(GetParam(), 12, &policy).ok());
     policy_ = policy;
     table_.detect_filter_construct_corruption = verify;
+    // Partition sizes as planned (optimize_filters_for_memory, on by
+    // default from 9.x, may add up to one allocator size class).
+    table_.optimize_filters_for_memory = false;
     return std::unique_ptr<rocksdb::FilterBitsBuilder>(
         policy_->GetBuilderWithContext(rocksdb::FilterBuildingContext(table_)));
   }
