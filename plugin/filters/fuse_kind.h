@@ -3,7 +3,6 @@
 
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -46,12 +45,13 @@ struct FuseDescriptor {
       AppendBloomFilter(plan.bloom, *hashes, dst);
     }
   }
-  // The sort's second array of keys (8 bytes a key, and its counters),
-  // then, once it has replaced the first, the peeler's 13 bytes a slot (a
-  // hash, a count, an order entry).
+  // The peeler's 13 bytes a slot (a hash, a count, an order entry) and,
+  // should peeling stall, the keys left in its core (up to 8 bytes a key);
+  // that bounds the sort's second array of keys too, released before the
+  // peeler starts.
   static size_t WorkingBytes(const FilterPlan& plan, size_t num_keys) {
     const size_t peeler = 13 * (static_cast<size_t>(plan.shape<FuseShape>().num_slots()) + 1);
-    return std::max(8 * num_keys, peeler) + 64 * 1024;
+    return peeler + 8 * num_keys + 64 * 1024;
   }
 
   using Layout = FuseLayout;

@@ -1,5 +1,6 @@
 // PlanWorkingBytes (planner.h) against what builds really hold: every
-// operator new of this test program is counted, and for each registered
+// allocation of this test program is counted (util/heap_counter.h, malloc
+// and calloc as much as operator new), and for each registered
 // type, several sizes and budgets, the most heap bytes a Finish held at
 // once beyond the hashes and the reserved output must not exceed the
 // plan's working bytes. RocksDB's block cache is charged with that
@@ -7,11 +8,7 @@
 // truth would let a build use memory the cache was told it could not.
 
 #include <gtest/gtest.h>
-#include <malloc.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -19,49 +16,13 @@
 #include "filters/planner.h"
 #include "filters/test_util.h"
 #include "format/hash.h"
-
-namespace {
-
-std::atomic<size_t> g_live{0};
-std::atomic<size_t> g_peak{0};
-
-void* Counted(size_t size, size_t align) {
-  void* p = align <= alignof(std::max_align_t)
-                ? std::malloc(size == 0 ? 1 : size)
-                : std::aligned_alloc(align, (size + align - 1) / align * align);
-  if (p == nullptr) throw std::bad_alloc();
-  const size_t live = g_live += malloc_usable_size(p);
-  size_t peak = g_peak.load();
-  while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {
-  }
-  return p;
-}
-
-void Uncounted(void* p) {
-  if (p == nullptr) return;
-  g_live -= malloc_usable_size(p);
-  std::free(p);
-}
-
-}  // namespace
-
-void* operator new(size_t size) { return Counted(size, 0); }
-void* operator new[](size_t size) { return Counted(size, 0); }
-void* operator new(size_t size, std::align_val_t a) { return Counted(size, static_cast<size_t>(a)); }
-void* operator new[](size_t size, std::align_val_t a) { return Counted(size, static_cast<size_t>(a)); }
-void operator delete(void* p) noexcept { Uncounted(p); }
-void operator delete[](void* p) noexcept { Uncounted(p); }
-void operator delete(void* p, size_t) noexcept { Uncounted(p); }
-void operator delete[](void* p, size_t) noexcept { Uncounted(p); }
-void operator delete(void* p, std::align_val_t) noexcept { Uncounted(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { Uncounted(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { Uncounted(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { Uncounted(p); }
+#include "util/heap_counter.h"
 
 namespace sstfilter {
 namespace {
 
 TEST(FilterWorkingTest, EveryBuildStaysWithinItsPlansWorkingBytes) {
+  if (!test::HeapCounted()) GTEST_SKIP() << "the sanitizer owns the allocator";
   const std::vector<size_t> sizes = {0, 1, 40, 700, 3000, 20000, 150000, 600000};
   const std::vector<double> budgets = {4, 7.3, 10, 16, 24};
   for (FilterType type : AllFilterTypes()) {
@@ -77,10 +38,10 @@ TEST(FilterWorkingTest, EveryBuildStaysWithinItsPlansWorkingBytes) {
         const size_t working = PlanWorkingBytes(plan, n);
         std::string filter;
         filter.reserve(plan.bytes + 64);  // the output is not working memory
-        const size_t before = g_live.load();
-        g_peak = before;
+        const size_t before = test::HeapLive();
+        test::ResetHeapPeak();
         builder->Finish(&filter);
-        const size_t held = g_peak.load() - before;
+        const size_t held = test::HeapPeak() - before;
         EXPECT_LE(held, working) << "kind " << static_cast<int>(plan.kind);
         EXPECT_LE(filter.size(), plan.bytes + 64);
       }

@@ -1,72 +1,24 @@
 // Peak heap memory of one filter build, per key, for sstfilter's filters
 // and RocksDB's built-ins, driven as RocksDB's table builder drives them
 // (filter_bench's FilterUnderTest: GetBuilderWithContext, AddKey for every
-// key, Finish). Every allocation of the process goes through the counting
-// operator new below, so the figure is the high-water mark of the bytes
+// key, Finish). Every allocation of the process is counted
+// (tests/util/heap_counter.h: malloc, calloc and operator new alike), so
+// the figure is the high-water mark of the bytes
 // the builder held at once (its hashes, working arrays and the finished
 // filter), above what was allocated before it started; the keys
 // themselves are made beforehand and not counted.
 //
 // Usage: build_memory [num_keys...]  (default 100000 1000000)
 
-#include <malloc.h>
-
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "../filter_bench/filter_under_test.h"
 #include "../filter_bench/key_gen.h"
-
-namespace {
-
-std::atomic<size_t> g_live{0};
-std::atomic<size_t> g_peak{0};
-
-void* Counted(size_t size) {
-  void* p = std::malloc(size == 0 ? 1 : size);
-  if (p == nullptr) throw std::bad_alloc();
-  const size_t live = g_live += malloc_usable_size(p);
-  size_t peak = g_peak.load();
-  while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {
-  }
-  return p;
-}
-
-void Uncounted(void* p) {
-  if (p == nullptr) return;
-  g_live -= malloc_usable_size(p);
-  std::free(p);
-}
-
-}  // namespace
-
-void* operator new(size_t size) { return Counted(size); }
-void* operator new[](size_t size) { return Counted(size); }
-void* operator new(size_t size, std::align_val_t align) {
-  // Aligned allocations (RocksDB's cache-line aligned arrays) counted alike.
-  void* p = std::aligned_alloc(static_cast<size_t>(align),
-                               (size + static_cast<size_t>(align) - 1) / static_cast<size_t>(align) *
-                                   static_cast<size_t>(align));
-  if (p == nullptr) throw std::bad_alloc();
-  const size_t live = g_live += malloc_usable_size(p);
-  size_t peak = g_peak.load();
-  while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {
-  }
-  return p;
-}
-void* operator new[](size_t size, std::align_val_t align) { return operator new(size, align); }
-void operator delete(void* p) noexcept { Uncounted(p); }
-void operator delete[](void* p) noexcept { Uncounted(p); }
-void operator delete(void* p, size_t) noexcept { Uncounted(p); }
-void operator delete[](void* p, size_t) noexcept { Uncounted(p); }
-void operator delete(void* p, std::align_val_t) noexcept { Uncounted(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { Uncounted(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { Uncounted(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { Uncounted(p); }
+#include "charge_probe.h"
+#include "util/heap_counter.h"
 
 int main(int argc, char** argv) {
   std::vector<size_t> sizes;
@@ -78,7 +30,9 @@ int main(int argc, char** argv) {
       {"bloom", 10},  {"cuckoo", 10}, {"fuse", 10},          {"burr", 10},
       {"rocksdb_bloom", 10},          {"rocksdb_ribbon", 14.5}, {"burr", 16},
       {"fuse", 16},   {"rocksdb_ribbon", 25.7}};
-  std::printf("| filter | bpk | keys | filter B/key | peak build B/key |\n|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| filter | bpk | keys | filter B/key | peak build B/key | charged B/key |\n"
+      "|---|---:|---:|---:|---:|---:|\n");
   for (size_t n : sizes) {
     filter_bench::KeyBatch keys;
     keys.Resize(n);
@@ -92,16 +46,24 @@ int main(int argc, char** argv) {
         return 1;
       }
       double seconds = 0;
-      const size_t before = g_live.load();
-      g_peak = before;
+      const size_t before = sstfilter::test::HeapLive();
+      sstfilter::test::ResetHeapPeak();
       filter_bench::BuiltFilter built = filter->Build(keys, &seconds);
-      const double peak = static_cast<double>(g_peak.load() - before) / static_cast<double>(n);
-      std::printf("| %s | %g | %zu | %.2f | %.1f |\n", f.first.c_str(), f.second, n,
-                  static_cast<double>(built.size()) / static_cast<double>(n), peak);
+      const double peak = static_cast<double>(sstfilter::test::HeapPeak() - before) / static_cast<double>(n);
+      // To a tenth of a byte per key, up to 64 bytes per key.
+      const size_t charged = build_memory::SmallestStrictCache(filter->policy(), keys, n / 10, 64 * n);
+      std::printf("| %s | %g | %zu | %.2f | %.1f | %s |\n", f.first.c_str(), f.second, n,
+                  static_cast<double>(built.size()) / static_cast<double>(n), peak,
+                  charged == 0 ? "none" : std::to_string(charged / static_cast<double>(n)).substr(0, 4).c_str());
     }
   }
   std::printf("\nPeak: the most heap bytes held at once from asking for a builder to Finish "
               "returning, the finished filter included, per key; measured by counting every "
-              "operator new and delete of the process.\n");
+              "allocation and release of the process.\n"
+              "Charged: with the table options charging kFilterConstruction, the smallest "
+              "block cache with strict_capacity_limit in which the build still writes the "
+              "filter it writes with no cache (below it the charge is refused and the build "
+              "falls back to a Bloom filter), per key, to a tenth of a byte; \"none\" if "
+              "no cache changes the bytes.\n");
   return 0;
 }

@@ -83,6 +83,7 @@ class FilterUnderTest {
   const std::string& name() const { return name_; }
   // The setting, not the measured bits/key (see rocksdb_ribbon).
   double bits_per_key() const { return bits_per_key_; }
+  const rocksdb::FilterPolicy& policy() const { return *policy_; }
 
   // Builds a filter over every key of `keys`, in order. Adds to
   // *build_seconds the time from asking for a builder to Finish returning;
