@@ -30,7 +30,8 @@ rocksdb::Status CheckFilterPolicyInEffect(const rocksdb::ColumnFamilyOptions& op
     return rocksdb::Status::InvalidArgument(
         std::string("filter_policy is '") + policy->Name() + "', not sstfilter");
   }
-  return rocksdb::Status::OK();
+  // A bad id or bad options: the policy refuses (SstFilterPolicy::Refused).
+  return policy->ValidateOptions(rocksdb::DBOptions(), options);
 }
 
 }  // namespace sstfilter

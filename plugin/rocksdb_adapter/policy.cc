@@ -138,6 +138,14 @@ const char* SstFilterPolicy::CompatibilityName() const {
                                            : kCompatibilityName;
 }
 
+SstFilterPolicy* SstFilterPolicy::Refused(const std::string& id, const std::string& error) {
+  auto* policy = new SstFilterPolicy(FilterSpec{});
+  policy->id_ = id;
+  policy->builtin_name_ = id;
+  policy->configure_error_ = rocksdb::Status::InvalidArgument(error);
+  return policy;
+}
+
 rocksdb::Status SstFilterPolicy::ConfigureOptions(
     const rocksdb::ConfigOptions& config_options,
     const std::unordered_map<std::string, std::string>& opts_map,
@@ -162,7 +170,7 @@ rocksdb::Status SstFilterPolicy::ValidateOptions(const rocksdb::DBOptions& db_op
                                                  const rocksdb::ColumnFamilyOptions& cf_opts) const {
   if (!configure_error_.ok()) {
     return rocksdb::Status::InvalidArgument(
-        "filter_policy " + id_ + " was given bad options and is not usable",
+        "filter_policy " + id_ + " is not usable",
         configure_error_.getState() ? configure_error_.getState() : "");
   }
   return rocksdb::FilterPolicy::ValidateOptions(db_opts, cf_opts);

@@ -65,6 +65,14 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override;
 
+  // A policy that only refuses: what an options string or OPTIONS file
+  // naming a bad sstfilter id (`id`, as written) gets, with `error` saying
+  // what is wrong. RocksDB's table options swallow a filter policy's parse
+  // errors (filter_policy is parsed "by name") and would leave no filter
+  // at all without a word; this policy makes DB::Open fail with `error`
+  // instead (ValidateOptions), and builds no filter.
+  static SstFilterPolicy* Refused(const std::string& id, const std::string& error);
+
   // The error of a configuration that failed, so that DB::Open refuses a
   // policy with bad options: RocksDB creates the policy before it
   // configures it, and some of its option parsers keep the half-configured

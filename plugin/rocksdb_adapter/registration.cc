@@ -27,27 +27,36 @@ std::string KnownIds() {
   return ids;
 }
 
-// Factory for ids "sstfilter.<type>" and "sstfilter.<type>:<bits_per_key>".
-const rocksdb::FilterPolicy* PolicyFromUri(
-    const std::string& uri, std::unique_ptr<const rocksdb::FilterPolicy>* guard,
-    std::string* errmsg) {
+// The spec an id "sstfilter.<type>" or "sstfilter.<type>:<bits_per_key>"
+// names; false, with *error saying why, for any other.
+bool SpecFromUri(const std::string& uri, FilterSpec* spec, std::string* error) {
   const size_t colon = uri.find(':');
-  FilterSpec spec;
-  if (!TypeFromId(uri.substr(0, colon), &spec.type)) {
-    *errmsg = "unknown sstfilter policy '" + uri + "'; known: " + KnownIds() +
-              " (optionally followed by :<bits_per_key>)";
-    return nullptr;
+  if (!TypeFromId(uri.substr(0, colon), &spec->type)) {
+    *error = "unknown sstfilter policy '" + uri + "'; known: " + KnownIds() +
+             " (optionally followed by :<bits_per_key>)";
+    return false;
   }
   if (colon != std::string::npos &&
-      !ParseBitsPerKey(spec.type, uri.substr(colon + 1), &spec.bits_per_key, errmsg)) {
-    return nullptr;
+      !ParseBitsPerKey(spec->type, uri.substr(colon + 1), &spec->bits_per_key, error)) {
+    return false;
   }
-  const std::string error = ValidateFilterSpec(spec);
-  if (!error.empty()) {
-    *errmsg = error;
-    return nullptr;
+  *error = ValidateFilterSpec(*spec);
+  return error->empty();
+}
+
+// Factory for every "sstfilter.*" id. A bad one gets a policy that refuses
+// (SstFilterPolicy::Refused), not a factory error: RocksDB's table options
+// swallow the error and keep no filter, silently.
+const rocksdb::FilterPolicy* PolicyFromUri(
+    const std::string& uri, std::unique_ptr<const rocksdb::FilterPolicy>* guard,
+    std::string* /*errmsg*/) {
+  FilterSpec spec;
+  std::string error;
+  if (SpecFromUri(uri, &spec, &error)) {
+    guard->reset(new SstFilterPolicy(spec));
+  } else {
+    guard->reset(SstFilterPolicy::Refused(uri, error));
   }
-  guard->reset(new SstFilterPolicy(spec));
   return guard->get();
 }
 
