@@ -31,7 +31,7 @@ QUICK=0
 SOURCE_ROCKSDB=9.7.4
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) QUICK=1 ;;
+    --quick) QUICK=1; export SSTFILTER_QUICK=1 ;;  # tests that honour it run one filter
     --matrix) exec "$ROOT/tools/scripts/test_matrix.sh" ;;
     --rocksdb) SOURCE_ROCKSDB=${2:?--rocksdb needs a version}; shift ;;
     *) echo "usage: tools/scripts/test.sh [--quick | --matrix] [--rocksdb 9.7.4|none]" >&2; exit 2 ;;
