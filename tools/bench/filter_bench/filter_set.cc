@@ -16,7 +16,7 @@ uint64_t Digest(const rocksdb::Slice& bytes, uint64_t h) {
     h = (h ^ word) * 0x100000001b3ULL;
     h ^= h >> 29;
   }
-  return Mix64(h ^ bytes.size());
+  return SplitMixFinalizer(h ^ bytes.size());
 }
 
 void Add(BuiltFilter filter, FilterSet* set) {

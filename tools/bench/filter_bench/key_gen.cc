@@ -9,7 +9,7 @@ void KeyMaker::Write(uint64_t id, char* out) const {
   for (int i = 0; i < 8; ++i) {
     out[4 + i] = static_cast<char>(id >> (56 - 8 * i));
   }
-  const uint64_t mixed = Mix64(id ^ seed_);
+  const uint64_t mixed = SplitMixFinalizer(id ^ seed_);
   for (int i = 0; i < 8; ++i) {
     out[12 + i] = static_cast<char>(mixed >> (8 * i));
   }
