@@ -73,6 +73,46 @@ std::string TimestampOf(uint64_t ts) {
   return s;
 }
 
+#if ROCKSDB_MAJOR > 8 || (ROCKSDB_MAJOR == 8 && ROCKSDB_MINOR >= 6)
+const rocksdb::Comparator* TimestampComparator() { return rocksdb::BytewiseComparatorWithU64Ts(); }
+#else
+// Before 8.6 RocksDB's public headers have no timestamp comparator: keys
+// bytewise, then their 8-byte little-endian timestamps, newest first, as
+// BytewiseComparatorWithU64Ts orders them.
+class U64TsComparator : public rocksdb::Comparator {
+ public:
+  U64TsComparator() : rocksdb::Comparator(8) {}
+  const char* Name() const override { return "sstfilter.test.BytewiseU64Ts"; }
+  static uint64_t Ts(const rocksdb::Slice& ts) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(ts[i]);
+    return v;
+  }
+  int CompareTimestamp(const rocksdb::Slice& a, const rocksdb::Slice& b) const override {
+    const uint64_t x = Ts(a), y = Ts(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  int CompareWithoutTimestamp(const rocksdb::Slice& a, bool a_has_ts, const rocksdb::Slice& b,
+                              bool b_has_ts) const override {
+    const rocksdb::Slice x(a.data(), a.size() - (a_has_ts ? 8 : 0));
+    const rocksdb::Slice y(b.data(), b.size() - (b_has_ts ? 8 : 0));
+    return x.compare(y);
+  }
+  int Compare(const rocksdb::Slice& a, const rocksdb::Slice& b) const override {
+    const int r = CompareWithoutTimestamp(a, true, b, true);
+    if (r != 0) return r;
+    return -CompareTimestamp(rocksdb::Slice(a.data() + a.size() - 8, 8),
+                             rocksdb::Slice(b.data() + b.size() - 8, 8));
+  }
+  void FindShortestSeparator(std::string*, const rocksdb::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+const rocksdb::Comparator* TimestampComparator() {
+  static const U64TsComparator comparator;
+  return &comparator;
+}
+#endif
+
 std::string NoSkip(rocksdb::Options*, rocksdb::BlockBasedTableOptions*, std::string*) {
   return "";
 }
@@ -186,14 +226,8 @@ std::vector<Configuration> Configurations() {
   timestamps.timestamps = true;
   c.push_back({"user_defined_timestamps",
                [](rocksdb::Options* o, rocksdb::BlockBasedTableOptions*, std::string*) {
-#if ROCKSDB_MAJOR > 8 || (ROCKSDB_MAJOR == 8 && ROCKSDB_MINOR >= 6)
-                 o->comparator = rocksdb::BytewiseComparatorWithU64Ts();
+                 o->comparator = TimestampComparator();
                  return std::string();
-#else
-                 (void)o;
-                 return std::string(
-                     "no public timestamp comparator (BytewiseComparatorWithU64Ts) before 8.6");
-#endif
                },
                timestamps});
   Shape read_only;
