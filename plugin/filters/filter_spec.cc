@@ -106,6 +106,14 @@ std::string BitsPerKeyError(FilterType type, const std::string& what, const char
 
 }  // namespace
 
+std::string FilterTypeNames(const std::string& prefix) {
+  std::string names;
+  for (FilterType t : AllFilterTypes()) {
+    names += (names.empty() ? "" : ", ") + prefix + FilterTypeName(t);
+  }
+  return names;
+}
+
 std::string ValidateFilterSpec(const FilterSpec& spec) {
   const double lo = MinBitsPerKey(spec.type), hi = MaxBitsPerKey(spec.type);
   if (std::isfinite(spec.bits_per_key) && spec.bits_per_key >= lo &&

@@ -59,6 +59,10 @@ const char* FilterTypeDescription(FilterType type);
 // Every registered type, in registry order (kinds.h).
 const std::vector<FilterType>& AllFilterTypes();
 bool FilterTypeFromName(const std::string& name, FilterType* type);
+// Every registered name after `prefix`, comma separated, in registry
+// order ("sstfilter.bloom, sstfilter.cuckoo, ..."): what error messages
+// list as known.
+std::string FilterTypeNames(const std::string& prefix = "");
 
 // Range of bits/key accepted for `type`.
 double MinBitsPerKey(FilterType type);

@@ -28,8 +28,7 @@ std::string PolicyError(const std::string& type, double bits_per_key,
   const std::string name =
       type.compare(0, prefix.size(), prefix) == 0 ? type.substr(prefix.size()) : type;
   if (!FilterTypeFromName(name, &spec->type)) {
-    return "unknown sstfilter LevelDB filter type '" + type +
-           "'; known: bloom, cuckoo, cuckoo_plain, cuckoo_semisorted, fuse";
+    return "unknown sstfilter LevelDB filter type '" + type + "'; known: " + FilterTypeNames();
   }
   spec->bits_per_key = bits_per_key;
   return ValidateFilterSpec(*spec);

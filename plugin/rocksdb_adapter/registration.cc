@@ -19,13 +19,7 @@ bool TypeFromId(const std::string& id, FilterType* type) {
   return FilterTypeFromName(name, type);
 }
 
-std::string KnownIds() {
-  std::string ids;
-  for (FilterType t : AllFilterTypes()) {
-    ids += (ids.empty() ? "" : ", ") + std::string(kIdPrefix) + FilterTypeName(t);
-  }
-  return ids;
-}
+std::string KnownIds() { return FilterTypeNames(kIdPrefix); }
 
 // The spec an id "sstfilter.<type>" or "sstfilter.<type>:<bits_per_key>"
 // names; false, with *error saying why, for any other.
