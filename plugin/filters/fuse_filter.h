@@ -61,12 +61,12 @@
 
 namespace sstfilter {
 
-// Large filters need f >= 3 to beat a Bloom filter of the same budget, and
-// get it from 4 bits/key (3-wise: 3 x 1.125 = 3.4 bits/key); below, the
-// budget buys a Bloom filter as good, and the policy asks for one.
 // The trailer's kind byte of a binary fuse filter (docs/format.md).
 constexpr FilterKind kFuseKind{4};
 
+// Large filters need f >= 3 to beat a Bloom filter of the same budget, and
+// get it from 4 bits/key (3-wise: 3 x 1.125 = 3.4 bits/key); below, the
+// budget buys a Bloom filter as good, and the policy asks for one.
 constexpr double kMinFuseBitsPerKey = 4.0;
 constexpr int kMinFuseFingerprintBits = 1;
 constexpr int kMaxFuseFingerprintBits = 32;
