@@ -66,12 +66,9 @@ void FilterBuilder::FinishWith(const FilterPlan& plan, std::string* dst) {
 }
 
 void FilterBuilder::Finish(std::string* dst) {
-  const size_t n = hashes_.size();
-  const FilterPlan own = Plan(n);
-  const bool small = allow_small_form_ &&
-                     WithSmallForm(own, n, own.bytes).kind == kSmallFormKind &&
-                     AppendSmallFilter(hashes_, own.bytes, dst);
-  if (!small) Write(own, &hashes_, dst);
+  const FilterPlan plan = FinishingPlan();
+  const bool small = plan.kind == kSmallFormKind && AppendSmallFilter(hashes_, plan.bytes, dst);
+  if (!small) Write(plan.kind == kSmallFormKind ? Plan(hashes_.size()) : plan, &hashes_, dst);
   hashes_.clear();
 }
 

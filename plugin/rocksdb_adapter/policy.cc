@@ -152,22 +152,26 @@ rocksdb::Status SstFilterPolicy::ConfigureOptions(
     std::unordered_map<std::string, std::string>* unused) {
   rocksdb::Status s = rocksdb::FilterPolicy::ConfigureOptions(config_options, opts_map, unused);
   if (s.IsNotFound()) {
-    // RocksDB's "Could not find option: : <name>", said as the others are.
-    std::string unknown;
-    for (const auto& [name, value] : opts_map) {
-      if (name != "bits_per_key" && name != "compat" && name != "allocation" && name != "id") {
-        unknown += (unknown.empty() ? "'" : ", '") + name + "'";
-      }
+    // RocksDB's "Could not find option: : <name>", said as the others are,
+    // with the names the registered option maps know.
+    std::string known, unknown;
+    for (const auto* map : {&OptionsMap(), &FamilyOptionsMap(), &AllocationOptionsMap()}) {
+      for (const auto& entry : *map) known += (known.empty() ? "" : ", ") + entry.first;
     }
-    s = rocksdb::Status::InvalidArgument(id_ + ": unknown option " + unknown +
-                                         "; known: bits_per_key, compat, allocation");
+    for (const auto& [name, value] : opts_map) {
+      const bool registered = OptionsMap().count(name) + FamilyOptionsMap().count(name) +
+                                  AllocationOptionsMap().count(name) >
+                              0;
+      if (!registered && name != "id") unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+    }
+    s = rocksdb::Status::InvalidArgument(id_ + ": unknown option " + unknown + "; known: " + known);
   }
   if (!s.ok()) configure_error_ = s;
   return s;
 }
 
-rocksdb::Status SstFilterPolicy::ValidateOptions(const rocksdb::DBOptions& db_opts,
-                                                 const rocksdb::ColumnFamilyOptions& cf_opts) const {
+rocksdb::Status SstFilterPolicy::ValidateOptions(
+    const rocksdb::DBOptions& db_opts, const rocksdb::ColumnFamilyOptions& cf_opts) const {
   if (!configure_error_.ok()) {
     return rocksdb::Status::InvalidArgument(
         "filter_policy " + id_ + " is not usable",

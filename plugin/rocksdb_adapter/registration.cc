@@ -112,8 +112,8 @@ int RegisterSstFilter(ObjectLibrary& library, const std::string& /*arg*/) {
         sstfilter::PolicyFromUri);
   }
   // Registered last, so it only sees what no exact id matched: a typo such
-  // as "sstfilter.cukoo:12" becomes InvalidArgument instead of RocksDB's
-  // silent null policy.
+  // as "sstfilter.cukoo:12" gets a policy that refuses at DB::Open instead
+  // of RocksDB's silent null policy.
   library.AddFactory<const FilterPolicy>(
       ObjectLibrary::PatternEntry("sstfilter", /*optional=*/false)
           .AddSeparator(".", /*at_least_one=*/false),

@@ -25,7 +25,7 @@ class BuilderTest : public ::testing::TestWithParam<const char*> {
     policy_ = policy;
     table_.detect_filter_construct_corruption = verify;
     // Partition sizes as planned (optimize_filters_for_memory, on by
-    // default from 9.x, may add up to one allocator size class).
+    // default from 9.2, may add up to one allocator size class).
     table_.optimize_filters_for_memory = false;
     return std::unique_ptr<rocksdb::FilterBitsBuilder>(
         policy_->GetBuilderWithContext(rocksdb::FilterBuildingContext(table_)));

@@ -4,7 +4,7 @@
 // monkey's per-level choice. (Before 10.9 RocksDB does not call them; the
 // adapter is then driven directly, so every version checks the same
 // numbers.) With optimize_filters_for_memory, which RocksDB turns on by
-// default from 9.x, Finish fills the filter's allocation and may write up
+// default from 9.2, Finish fills the filter's allocation and may write up
 // to one allocator size class more (rocksdb_memory_rounding_test); these
 // tests pin the planned sizes, so they turn it off.
 
