@@ -68,7 +68,9 @@ namespace dynamic_cuckoo {
 
 class GrowingFilter {
  public:
-  static constexpr unsigned kStartSlots = 4;
+  // A new table, and each level's first table, starts at the narrowest
+  // bucket width; copies widen it from there.
+  static constexpr unsigned kStartSlots = GrowingLayout::kMinSlots;
   static constexpr double kMaxLoad = 0.95;
   static constexpr double kReserve = 1.0 / 16;
   // Below this share of the load limit a copy with no room is counted; at

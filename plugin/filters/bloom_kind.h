@@ -23,8 +23,9 @@ struct BloomDescriptor {
   static FilterPlan Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
     return PlanBloom(num_keys, bits_per_key, BloomSizing::kWholeLines);
   }
-  static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+  static bool Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
     AppendBloomFilter(plan.bloom, *hashes, dst);
+    return true;
   }
   // Written straight into *dst; a few small temporaries.
   static size_t WorkingBytes(const FilterPlan& /*plan*/, size_t /*num_keys*/) { return 256; }

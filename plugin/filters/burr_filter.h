@@ -39,15 +39,25 @@
 
 namespace sstfilter {
 
+// What a plan may ask for. Below 4 bits/key a Bloom filter of the budget
+// is as good, as for binary fuse (fuse_filter.h). Starts are 32-bit block
+// counts times 64, which bounds the keys.
 constexpr double kMinBurrBitsPerKey = 4.0;
+constexpr uint64_t kMaxBurrKeys = (uint64_t{1} << 32) - 1;
+
+// How hard a build tries: each layer bumps about 5% of its keys, so
+// 12 layers leave none over unless the seed is bad, and a bad seed is
+// retried this many times before the plan's Bloom filter is written. Both
+// bounds are also format limits: the header stores the layer count and
+// the attempt that succeeded, and a reader refuses larger ones.
 constexpr int kBurrMaxLayers = 12;
 constexpr int kMaxBurrAttempts = 4;
-// Fingerprints are 32 bits: at most 32 columns, 31 below the extra one.
+
+// The format's fixed parts (docs/format.md). Fingerprints are 32 bits: at
+// most 32 columns, so at most 31 below a block's extra one.
 constexpr int kMaxBurrColumns = 32;
 constexpr size_t kBurrHeaderSize = 4;
 constexpr size_t kBurrLayerHeaderSize = 8;
-// Starts are 32-bit block counts times 64.
-constexpr uint64_t kMaxBurrKeys = (uint64_t{1} << 32) - 1;
 
 // What a build produced, for tests and tools.
 struct BurrBuildStats {

@@ -9,12 +9,12 @@
 
 #include <cmath>
 
-#include "filters/burr_reader.h"
+#include "filters/burr_kind.h"
 
 namespace sstfilter {
 
-bool ParseBurrLayout(const Trailer& trailer, const char* payload, size_t payload_size,
-                     BurrLayout* layout) {
+bool BurrDescriptor::Parse(const Trailer& trailer, const char* payload, size_t payload_size,
+                           BurrLayout* layout) {
   if (trailer.param_a < 1 || trailer.param_a >= kMaxBurrColumns || trailer.param_b != 0) return false;
   if (payload_size < kBurrHeaderSize) return false;
   const auto* p = reinterpret_cast<const uint8_t*>(payload);

@@ -6,30 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "filters/bloom.h"
 #include "filters/burr_filter.h"
 #include "filters/burr_reader.h"
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
 #include "filters/filter_spec.h"
-#include "filters/fuse_kind.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
-
-// The more accurate of a bumped ribbon filter at `bits_per_key` (within
-// [kMinBurrBitsPerKey, kMaxBitsPerKey]) and what PlanFuse plans there,
-// which takes over at small key counts (a few thousand keys and fewer,
-// where the header, the last layers' free slots and whole blocks cost
-// more than fuse's or cuckoo's overhead); the bumped ribbon filter on a
-// tie. Its plan.bloom is the Bloom filter written should every attempt
-// fail. Defined in burr_shape.cc.
-FilterPlan PlanBurr(size_t num_keys, double bits_per_key);
-
-// The bumped ribbon plan of `shape` (payload_bytes > 0) for `num_keys`
-// keys at `bits_per_key`, whatever the other kinds would give (PlanBurr's
-// when it wins).
-FilterPlan BurrPlanOf(const BurrShape& shape, size_t num_keys, double bits_per_key);
 
 struct BurrDescriptor {
   static constexpr FilterTypeInfo kTypes[] = {
@@ -37,15 +21,21 @@ struct BurrDescriptor {
        kMinBurrBitsPerKey, kMaxBitsPerKey}};
   static constexpr FilterKind kKinds[] = {kBurrKind};
 
-  static FilterPlan Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
-    return PlanBurr(num_keys, bits_per_key);
-  }
-  // Every attempt failing has never been seen; the plan's Bloom filter of
-  // the budget is a correct filter all the same.
-  static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
-    if (!AppendBurrFilter(plan.shape<BurrShape>().payload_bytes, hashes, dst)) {
-      AppendBloomFilter(plan.bloom, *hashes, dst);
-    }
+  // The more accurate of a bumped ribbon filter at `bits_per_key` (within
+  // [kMinBurrBitsPerKey, kMaxBitsPerKey]) and what FuseDescriptor plans
+  // there, which takes over at small key counts (a few thousand keys and
+  // fewer, where the header, the last layers' free slots and whole blocks
+  // cost more than fuse's or cuckoo's overhead); the bumped ribbon filter
+  // on a tie. Its plan.bloom is the Bloom filter written should every
+  // attempt fail. There is one variant. Defined in burr_shape.cc, as is:
+  static FilterPlan Plan(int variant, size_t num_keys, double bits_per_key);
+  // The bumped ribbon plan of `shape` (payload_bytes > 0) for `num_keys`
+  // keys at `bits_per_key`, whatever the other kinds would give (Plan's
+  // when it wins).
+  static FilterPlan PlanOf(const BurrShape& shape, size_t num_keys, double bits_per_key);
+  // False when every attempt fails, which has never been seen.
+  static bool Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+    return AppendBurrFilter(plan.shape<BurrShape>().payload_bytes, hashes, dst);
   }
   // Every layer's banded rows and fingerprints (12 bytes a slot; the
   // layers together have about as many slots as keys, bounded here by
@@ -58,10 +48,11 @@ struct BurrDescriptor {
   }
 
   using Layout = BurrLayout;
+  // Checks the trailer's parameters, the header and the payload's size
+  // against the shapes the builder writes; fills *layout on success.
+  // Defined in burr_format.cc.
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
-                    Layout* layout) {
-    return ParseBurrLayout(trailer, payload, payload_size, layout);
-  }
+                    Layout* layout);
   template <typename Fn>
   static auto Read(const Trailer& /*trailer*/, const char* /*payload*/, size_t /*payload_size*/,
                    const Layout& layout, Fn& fn) {

@@ -38,18 +38,14 @@ struct BurrLayerView {
   const char* words = nullptr;
 };
 
-// The parsed shape of a bumped ribbon payload.
+// The parsed shape of a bumped ribbon payload (BurrDescriptor::Parse,
+// burr_kind.h, checks and fills it).
 struct BurrLayout {
   uint64_t seed = 0;
   int columns = 0;
   int layers = 0;
   BurrLayerView layer[kBurrMaxLayers];
 };
-
-// Checks trailer parameters, header and payload size against what the
-// builder writes; fills *layout on success.
-bool ParseBurrLayout(const Trailer& trailer, const char* payload, size_t payload_size,
-                     BurrLayout* layout);
 
 // The FPR of the filter `layout` describes over random non-keys: per
 // layer, the share of starts not bumped, each checked on its block's
@@ -59,7 +55,7 @@ double BurrLayoutFpr(const BurrLayout& layout);
 
 class BurrReader final : public FilterReader {
  public:
-  // Requires ParseBurrLayout to have accepted the bytes.
+  // Requires BurrDescriptor::Parse to have accepted the bytes.
   explicit BurrReader(const BurrLayout& layout) : layout_(layout) {}
 
   bool MayMatch(uint64_t hash) const override {

@@ -9,6 +9,7 @@
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
 #include "filters/burr_kind.h"
+#include "filters/fuse_kind.h"
 #include "filters/planner.h"
 #include "format/trailer.h"
 
@@ -48,19 +49,19 @@ BurrShape ChooseBurrShape(size_t num_keys, double bits_per_key) {
   return shape;
 }
 
-FilterPlan PlanBurr(size_t num_keys, double bits_per_key) {
+FilterPlan BurrDescriptor::Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
   bits_per_key = ClampBitsPerKey(bits_per_key, kMinBurrBitsPerKey, kMaxBitsPerKey);
-  const FilterPlan other = PlanFuse(num_keys, bits_per_key);
+  const FilterPlan other = FuseDescriptor::Plan(0, num_keys, bits_per_key);
   const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key);
   const double floor = std::ldexp(1.0, -kMaxBurrColumns);
   if (shape.payload_bytes == 0 ||
       std::max(floor, shape.expected_fpr) > std::max(floor, other.expected_fpr)) {
     return other;
   }
-  return BurrPlanOf(shape, num_keys, bits_per_key);
+  return PlanOf(shape, num_keys, bits_per_key);
 }
 
-FilterPlan BurrPlanOf(const BurrShape& shape, size_t num_keys, double bits_per_key) {
+FilterPlan BurrDescriptor::PlanOf(const BurrShape& shape, size_t num_keys, double bits_per_key) {
   FilterPlan plan;
   plan.kind = kBurrKind;
   plan.set_shape(shape);

@@ -37,8 +37,9 @@ struct CuckooDescriptor {
   static FilterPlan Plan(int variant, size_t num_keys, double bits_per_key) {
     return PlanCuckoo(num_keys, bits_per_key, static_cast<CuckooVariant>(variant));
   }
-  static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+  static bool Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
     AppendCuckooFilter(plan.shape<CuckooShape>(), *hashes, dst);
+    return true;  // a failed placement grows the table (AppendCuckooFilter)
   }
   // The unpacked table (two bytes a slot up to 16-bit fingerprints, four
   // above), grown by an eighth for the rare placement that needs a larger
@@ -51,10 +52,11 @@ struct CuckooDescriptor {
   }
 
   using Layout = CuckooLayout;
+  // Checks the trailer's parameters, the header and the payload's size
+  // against the shapes the builder writes; fills *layout on success.
+  // Defined in cuckoo_reader.cc.
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
-                    Layout* layout) {
-    return ParseCuckooLayout(trailer, payload, payload_size, layout);
-  }
+                    Layout* layout);
   // Plain tables get one reader; semi-sorted ones with f = 8..24 a reader
   // whose bucket codec has the width compiled in.
   template <typename Fn>

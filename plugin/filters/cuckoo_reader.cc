@@ -1,11 +1,11 @@
 // Checking a cuckoo payload against the shapes the builder writes.
 
-#include "filters/cuckoo_reader.h"
+#include "filters/cuckoo_kind.h"
 
 namespace sstfilter {
 
-bool ParseCuckooLayout(const Trailer& trailer, const char* payload,
-                       size_t payload_size, CuckooLayout* layout) {
+bool CuckooDescriptor::Parse(const Trailer& trailer, const char* payload,
+                             size_t payload_size, CuckooLayout* layout) {
   const int f = trailer.param_a;
   if (f < kMinFingerprintBits || f > kMaxFingerprintBits) return false;
   if (trailer.param_b > kMaxStashEntries) return false;

@@ -14,17 +14,13 @@
 
 namespace sstfilter {
 
-// The parsed shape of a cuckoo payload: [buckets][stash].
+// The parsed shape of a cuckoo payload: [buckets][stash]
+// (CuckooDescriptor::Parse, cuckoo_kind.h, checks and fills it).
 struct CuckooLayout {
   uint64_t num_buckets = 0;
   size_t stash_entries = 0;
   const char* stash = nullptr;
 };
-
-// Checks trailer parameters and payload size against the shapes the
-// builder writes; fills *layout on success.
-bool ParseCuckooLayout(const Trailer& trailer, const char* payload,
-                       size_t payload_size, CuckooLayout* layout);
 
 template <typename Codec>
 class CuckooReader final : public FilterReader {

@@ -10,8 +10,8 @@ namespace sstfilter {
 // ---- Plain ----------------------------------------------------------------
 
 PlainBucketCodec::PlainBucketCodec(int fp_bits)
-    : fp_bits_(static_cast<unsigned>(fp_bits)),
-      bucket_bits_(kSlotsPerBucket * static_cast<unsigned>(fp_bits)),
+    : BucketLayout(kSlotsPerBucket * static_cast<unsigned>(fp_bits)),
+      fp_bits_(static_cast<unsigned>(fp_bits)),
       lanes_(static_cast<unsigned>(fp_bits)) {}
 
 void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
@@ -21,7 +21,7 @@ void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
 
 void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
                               uint32_t slots[kSlotsPerBucket]) const {
-  const uint64_t pos = bucket * bucket_bits_;
+  const uint64_t pos = BucketStart(bucket);
   for (int j = 0; j < kSlotsPerBucket; ++j) {
     slots[j] = static_cast<uint32_t>(LoadBits(base, pos + j * fp_bits_, fp_bits_));
   }
@@ -29,7 +29,7 @@ void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
 
 bool PlainBucketCodec::Contains(const char* base, uint64_t bucket,
                                 uint32_t fp) const {
-  const uint64_t pos = bucket * bucket_bits_;
+  const uint64_t pos = BucketStart(bucket);
   if (word_sized()) return WordContains(LoadWord(base, bucket), fp);
   for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
     if (LoadBits(base, pos + j * fp_bits_, fp_bits_) == fp) return true;
@@ -106,8 +106,8 @@ inline bool AnyLaneEqualsBoth(unsigned nibbles, unsigned low, uint64_t highs,
 }  // namespace
 
 SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
-    : high_bits_(static_cast<unsigned>(fp_bits) - 4),
-      bucket_bits_(kCodeBits + kSlotsPerBucket * high_bits_),
+    : BucketLayout(kCodeBits + kSlotsPerBucket * (static_cast<unsigned>(fp_bits) - 4)),
+      high_bits_(static_cast<unsigned>(fp_bits) - 4),
       high_mask_((uint64_t{1} << high_bits_) - 1),
       codes_(&Codes()),
       decode_(Codes().decode.data()) {}
@@ -148,7 +148,7 @@ bool SemiSortedBucketCodec::SlotsContain(unsigned nibbles, uint64_t highs,
 
 void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,
                                    uint32_t slots[kSlotsPerBucket]) const {
-  const uint64_t pos = bucket * bucket_bits_;
+  const uint64_t pos = BucketStart(bucket);
   const unsigned nibbles = Codes().decode[LoadBits(base, pos, kCodeBits)];
   for (int j = 0; j < kSlotsPerBucket; ++j) {
     const uint64_t high =

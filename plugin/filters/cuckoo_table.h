@@ -56,25 +56,38 @@ constexpr uint64_t LaneGather(unsigned w) {
 struct NibbleCodes;
 const uint16_t* SemiSortedDecodeTable();
 
+// What both codecs share: a bucket's width and the one-word load for
+// buckets of up to 64 bits. A plain base, not an interface: callers hold a
+// codec by its concrete type, so every call stays inline.
+class BucketLayout {
+ public:
+  unsigned bucket_bits() const { return bucket_bits_; }
+  // For buckets of up to 64 bits: the bucket as one word, so a query can
+  // issue both buckets' loads before it matches either (WordContains).
+  bool word_sized() const { return bucket_bits_ <= 64; }
+  uint64_t LoadWord(const char* base, uint64_t bucket) const {
+    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
+  }
+
+ protected:
+  explicit BucketLayout(unsigned bucket_bits) : bucket_bits_(bucket_bits) {}
+  uint64_t BucketStart(uint64_t bucket) const { return bucket * bucket_bits_; }
+
+  unsigned bucket_bits_;
+};
+
 // Four f-bit fingerprints side by side: 4f bits per bucket.
-class PlainBucketCodec {
+class PlainBucketCodec : public BucketLayout {
  public:
   explicit PlainBucketCodec(int fp_bits);
 
-  unsigned bucket_bits() const { return bucket_bits_; }
   // Appends the next bucket; buckets are written in order from bucket 0.
   void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
   void Decode(const char* base, uint64_t bucket,
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
-  // For buckets of up to 64 bits (f <= 16): the bucket as one word, and
-  // the match on that word. Split so a query can issue both buckets' loads
-  // before it works on either.
-  bool word_sized() const { return bucket_bits_ <= 64; }
-  uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
-  }
+  // The match on a word from LoadWord (f <= 16).
   bool WordContains(uint64_t word, uint32_t fp) const {
     return lanes_.ZeroLanes(word ^ (fp * lanes_.ones)) != 0;
   }
@@ -87,7 +100,7 @@ class PlainBucketCodec {
   // LoadBits); wider, a load a slot.
   SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
                                             uint32_t fp) const {
-    const uint64_t pos = bucket * bucket_bits_;
+    const uint64_t pos = BucketStart(bucket);
     const unsigned f = fp_bits_;
     if (f <= 28) {
       const uint64_t mask = (uint64_t{1} << f) - 1, pair = fp | (uint64_t{fp} << f);
@@ -104,7 +117,6 @@ class PlainBucketCodec {
 
  private:
   unsigned fp_bits_;
-  unsigned bucket_bits_;
   LaneConstants lanes_;  // four fp_bits_-wide lanes
 };
 
@@ -116,11 +128,10 @@ class PlainBucketCodec {
 //   bits [0, 12)                       nibble code (rank of the sorted
 //                                      nibble multiset)
 //   bits [12 + j(f-4), 12 + (j+1)(f-4)) high f-4 bits of slot j, j = 0..3
-class SemiSortedBucketCodec {
+class SemiSortedBucketCodec : public BucketLayout {
  public:
   explicit SemiSortedBucketCodec(int fp_bits);
 
-  unsigned bucket_bits() const { return bucket_bits_; }
   // Appends the next bucket, its slots sorted (by low nibble, then high
   // bits) so equal contents give equal bits whatever their order.
   void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
@@ -128,14 +139,11 @@ class SemiSortedBucketCodec {
               uint32_t slots[kSlotsPerBucket]) const;
   bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
-  // As PlainBucketCodec's, for f <= 17. Readers take FixedSemiSortedCodec
-  // for f = 8..17 (cuckoo_kind.h), so this match serves f = 4..7,
-  // whose high parts are too narrow for the lane trick, and the tests: slot
-  // by slot, the reference the fast match is checked against.
-  bool word_sized() const { return bucket_bits_ <= 64; }
-  uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
-  }
+  // The match on a word from LoadWord (f <= 17). Readers take
+  // FixedSemiSortedCodec for f = 8..17 (cuckoo_kind.h), so this match
+  // serves f = 4..7, whose high parts are too narrow for the lane trick,
+  // and the tests: slot by slot, the reference the fast match is checked
+  // against.
   bool WordContains(uint64_t word, uint32_t fp) const {
     return SlotsContain(decode_[word & 0xfff], word >> 12, fp);
   }
@@ -146,7 +154,7 @@ class SemiSortedBucketCodec {
   // f = 18..24, so this match serves f = 25..32, and the tests.
   SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
                                             uint32_t fp) const {
-    const uint64_t pos = bucket * bucket_bits_;
+    const uint64_t pos = BucketStart(bucket);
     const unsigned h = high_bits_;
     const unsigned nib = decode_[LoadBits(base, pos, 12)] ^ ((fp & 15) * 0x1111u);
     if (h <= 28) {
@@ -170,7 +178,6 @@ class SemiSortedBucketCodec {
   bool SlotsContain(unsigned nibbles, uint64_t highs, uint32_t fp) const;
 
   unsigned high_bits_;  // f - 4
-  unsigned bucket_bits_;
   uint64_t high_mask_;
   const NibbleCodes* codes_;  // code <-> four sorted nibbles
   const uint16_t* decode_;    // codes_->decode: code -> nibbles

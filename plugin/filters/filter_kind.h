@@ -21,9 +21,11 @@
 //     static FilterPlan Plan(int variant, size_t num_keys, double bits_per_key);
 //     // Appends the filter `plan` (plan.kind in kKinds) describes over
 //     // *hashes (no adjacent repeats; free to reorder or consume them):
-//     // payload, then trailer. Never fails: a kind that can fail to build
-//     // writes a correct filter of another kind (plan.bloom).
-//     static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst);
+//     // payload, then trailer, and returns true. A kind that can fail to
+//     // build returns false instead, having appended nothing and left
+//     // *hashes holding the hashes given; the planner then writes the
+//     // plan's Bloom filter (plan.bloom), so a build never fails.
+//     static bool Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst);
 //     // At least the most heap bytes Write holds at once for `plan` over
 //     // num_keys hashes, beyond the hashes themselves and *dst (what a
 //     // build charges to RocksDB's block cache; filter_working_test

@@ -268,7 +268,7 @@ bool AppendFuseFilterFailingFirst(const FuseShape& shape, std::vector<uint64_t>*
   return false;
 }
 
-FilterPlan FusePlanOf(const FuseShape& shape, size_t num_keys, double bits_per_key) {
+FilterPlan FuseDescriptor::PlanOf(const FuseShape& shape, size_t num_keys, double bits_per_key) {
   FilterPlan plan;
   plan.kind = kFuseKind;
   plan.set_shape(shape);
@@ -278,7 +278,7 @@ FilterPlan FusePlanOf(const FuseShape& shape, size_t num_keys, double bits_per_k
   return plan;
 }
 
-FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
+FilterPlan FuseDescriptor::Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
   bits_per_key = ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey);
   const FilterPlan bloom = PlanBloom(num_keys, bits_per_key, BloomSizing::kExactBytes);
   const FilterPlan cuckoo = PlanCuckoo(num_keys, bits_per_key, CuckooVariant::kAuto);
@@ -288,7 +288,7 @@ FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
   const double cuckoo_fpr = std::max(floor, cuckoo.expected_fpr);
   const double bloom_fpr = std::max(floor, bloom.expected_fpr);
   if (fuse_fpr <= cuckoo_fpr && fuse_fpr <= bloom_fpr) {
-    return FusePlanOf(shape, num_keys, bits_per_key);
+    return PlanOf(shape, num_keys, bits_per_key);
   }
   return cuckoo_fpr < bloom_fpr ? cuckoo : bloom;
 }
@@ -296,6 +296,6 @@ FilterPlan PlanFuse(size_t num_keys, double bits_per_key) {
 FuseBuilder::FuseBuilder(double bits_per_key)
     : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)) {}
 
-FilterPlan FuseBuilder::Plan(size_t num_keys) const { return PlanFuse(num_keys, bits_per_key_); }
+FilterPlan FuseBuilder::Plan(size_t num_keys) const { return FuseDescriptor::Plan(0, num_keys, bits_per_key_); }
 
 }  // namespace sstfilter

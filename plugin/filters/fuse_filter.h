@@ -127,7 +127,7 @@ class FuseBuilder : public FilterBuilder {
   // defensively, NaN to the minimum).
   explicit FuseBuilder(double bits_per_key);
 
-  FilterPlan Plan(size_t num_keys) const override;  // PlanFuse (fuse_kind.h)
+  FilterPlan Plan(size_t num_keys) const override;  // FuseDescriptor::Plan
 
  private:
   double bits_per_key_;

@@ -15,18 +15,6 @@
 
 namespace sstfilter {
 
-// The most accurate of a fuse filter, a cuckoo filter (kAuto) and a
-// byte-sized Bloom filter at `bits_per_key` (within [kMinFuseBitsPerKey,
-// kMaxBitsPerKey]). FPRs under 2^-32 count as equal, and fuse wins ties: a
-// large Bloom filter of 100 bits/key beats 32-bit fingerprints, but its
-// 30 probes cost 30 cache misses. A fuse plan keeps that Bloom filter in
-// plan.bloom, written should every peeling fail.
-FilterPlan PlanFuse(size_t num_keys, double bits_per_key);
-
-// The fuse plan of `shape` for `num_keys` keys at `bits_per_key`, whatever
-// the other kinds would give (PlanFuse's when fuse wins).
-FilterPlan FusePlanOf(const FuseShape& shape, size_t num_keys, double bits_per_key);
-
 struct FuseDescriptor {
   static constexpr FilterTypeInfo kTypes[] = {
       {"fuse",
@@ -35,15 +23,20 @@ struct FuseDescriptor {
        kMinFuseBitsPerKey, kMaxBitsPerKey}};
   static constexpr FilterKind kKinds[] = {kFuseKind};
 
-  static FilterPlan Plan(int /*variant*/, size_t num_keys, double bits_per_key) {
-    return PlanFuse(num_keys, bits_per_key);
-  }
-  // The plan's Bloom filter if every peeling fails (never seen at the
-  // sizes planned; a correct filter all the same).
-  static void Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
-    if (!AppendFuseFilter(plan.shape<FuseShape>(), hashes, dst)) {
-      AppendBloomFilter(plan.bloom, *hashes, dst);
-    }
+  // The most accurate of a fuse filter, a cuckoo filter (kAuto) and a
+  // byte-sized Bloom filter at `bits_per_key` (within [kMinFuseBitsPerKey,
+  // kMaxBitsPerKey]). FPRs under 2^-32 count as equal, and fuse wins ties:
+  // a large Bloom filter of 100 bits/key beats 32-bit fingerprints, but its
+  // 30 probes cost 30 cache misses. A fuse plan keeps that Bloom filter in
+  // plan.bloom, written should every peeling fail. There is one variant.
+  // Defined in fuse_builder.cc, as is:
+  static FilterPlan Plan(int variant, size_t num_keys, double bits_per_key);
+  // The fuse plan of `shape` for `num_keys` keys at `bits_per_key`,
+  // whatever the other kinds would give (Plan's when fuse wins).
+  static FilterPlan PlanOf(const FuseShape& shape, size_t num_keys, double bits_per_key);
+  // False when every peeling fails (never seen at the sizes planned).
+  static bool Write(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst) {
+    return AppendFuseFilter(plan.shape<FuseShape>(), hashes, dst);
   }
   // The peeler's 13 bytes a slot (a hash, a count, an order entry) and,
   // should peeling stall, the keys left in its core (up to 8 bytes a key);
@@ -55,11 +48,12 @@ struct FuseDescriptor {
   }
 
   using Layout = FuseLayout;
+  // Checks the trailer's parameters, the header and the payload's size
+  // against the shapes the builder writes; fills *layout on success.
+  // Defined in fuse_reader.cc.
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
-                    Layout* layout) {
-    return ParseFuseLayout(trailer, payload, payload_size, layout);
-  }
-  // The arity (3 or 4, ParseFuseLayout) compiled in.
+                    Layout* layout);
+  // The arity (3 or 4, checked by Parse) compiled in.
   template <typename Fn>
   static auto Read(const Trailer& trailer, const char* /*payload*/, size_t /*payload_size*/,
                    const Layout& layout, Fn& fn) {

@@ -1,11 +1,11 @@
 // Checking a fuse payload against the shapes the builder writes.
 
-#include "filters/fuse_reader.h"
+#include "filters/fuse_kind.h"
 
 namespace sstfilter {
 
-bool ParseFuseLayout(const Trailer& trailer, const char* payload,
-                     size_t payload_size, FuseLayout* layout) {
+bool FuseDescriptor::Parse(const Trailer& trailer, const char* payload,
+                           size_t payload_size, FuseLayout* layout) {
   const int f = trailer.param_a;
   const int arity = trailer.param_b;
   if (f < kMinFuseFingerprintBits || f > kMaxFuseFingerprintBits) return false;

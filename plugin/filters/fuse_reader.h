@@ -14,7 +14,8 @@
 
 namespace sstfilter {
 
-// The parsed shape of a fuse payload: [header][fingerprint array].
+// The parsed shape of a fuse payload: [header][fingerprint array]
+// (FuseDescriptor::Parse, fuse_kind.h, checks and fills it).
 struct FuseLayout {
   uint64_t seed = 0;
   uint64_t segment_count = 0;
@@ -23,15 +24,10 @@ struct FuseLayout {
   const char* array = nullptr;
 };
 
-// Checks trailer parameters, header and payload size against the shapes
-// the builder writes; fills *layout on success.
-bool ParseFuseLayout(const Trailer& trailer, const char* payload,
-                     size_t payload_size, FuseLayout* layout);
-
 template <int Arity>
 class FuseReader final : public FilterReader {
  public:
-  // Requires ParseFuseLayout to have accepted the bytes, with
+  // Requires FuseDescriptor::Parse to have accepted the bytes, with
   // trailer.param_b == Arity and fp_bits == trailer.param_a.
   FuseReader(int fp_bits, const FuseLayout& layout)
       : hashing_(layout.seed, layout.segment_count, layout.segment_log, Arity),

@@ -37,8 +37,8 @@ class FuseTestBuilder final : public FilterBuilder {
         hooks_(hooks) {}
 
   FilterPlan Plan(size_t num_keys) const override {
-    if (hooks_.shape.fp_bits > 0) return FusePlanOf(hooks_.shape, num_keys, bits_per_key_);
-    return PlanFuse(num_keys, bits_per_key_);
+    if (hooks_.shape.fp_bits > 0) return FuseDescriptor::PlanOf(hooks_.shape, num_keys, bits_per_key_);
+    return FuseDescriptor::Plan(0, num_keys, bits_per_key_);
   }
 
   // Peeling attempts the last Finish made: 0 if it wrote a cuckoo or Bloom

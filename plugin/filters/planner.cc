@@ -99,7 +99,9 @@ void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, s
   const bool written = AnyKind(RegisteredKinds{}, [&](auto tag) {
     using D = typename decltype(tag)::type;
     if (!KindIsOf<D>(plan.kind)) return false;
-    D::Write(plan, hashes, dst);
+    // A kind that failed to build leaves *hashes as given: its plan's
+    // Bloom filter of the budget takes its place.
+    if (!D::Write(plan, hashes, dst)) AppendBloomFilter(plan.bloom, *hashes, dst);
     return true;
   });
   if (written) return;

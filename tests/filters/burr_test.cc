@@ -48,7 +48,7 @@ BurrLayout LayoutOf(const std::string& filter) {
   BurrLayout layout;
   EXPECT_TRUE(ParseTrailer(filter.data(), filter.size(), &trailer, &payload_size));
   EXPECT_EQ(trailer.kind, kBurrKind);
-  EXPECT_TRUE(ParseBurrLayout(trailer, filter.data(), payload_size, &layout));
+  EXPECT_TRUE(BurrDescriptor::Parse(trailer, filter.data(), payload_size, &layout));
   return layout;
 }
 
@@ -191,7 +191,7 @@ TEST(BurrTest, AFailedBuildAppendsNothingAndKeepsTheKeys) {
 // filter of the budget is written instead: every key still found.
 TEST(BurrTest, APlanThatCannotBeBuiltWritesItsBloomFilter) {
   const auto hashes = RandomHashes(20000, 12);
-  FilterPlan plan = PlanBurr(hashes.size(), 10);
+  FilterPlan plan = BurrDescriptor::Plan(0, hashes.size(), 10);
   ASSERT_EQ(plan.kind, kBurrKind);
   BurrShape shape = plan.shape<BurrShape>();
   shape.payload_bytes = 100;  // not one column's worth
@@ -214,10 +214,10 @@ TEST(BurrTest, LayoutsTheBuilderNeverWritesAreRefused) {
   size_t payload_size = 0;
   ASSERT_TRUE(ParseTrailer(good.data(), good.size(), &trailer, &payload_size));
   BurrLayout layout;
-  ASSERT_TRUE(ParseBurrLayout(trailer, good.data(), payload_size, &layout));
+  ASSERT_TRUE(BurrDescriptor::Parse(trailer, good.data(), payload_size, &layout));
   auto refused = [&](const std::string& bytes, Trailer t, size_t size) {
     BurrLayout l;
-    return !ParseBurrLayout(t, bytes.data(), size, &l);
+    return !BurrDescriptor::Parse(t, bytes.data(), size, &l);
   };
   auto with_byte = [&](size_t at, char value) {
     std::string bad = good;

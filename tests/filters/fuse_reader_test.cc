@@ -9,6 +9,7 @@
 
 #include "filters/filter.h"
 #include "filters/fuse_filter.h"
+#include "filters/fuse_kind.h"
 #include "filters/fuse_reader.h"
 #include "filters/reader_dispatch.h"
 #include "format/hash.h"
@@ -105,7 +106,7 @@ TEST(FuseReaderTest, WideSegmentsAreCheckedAgainstTheShape) {
     size_t payload_size = 0;
     ASSERT_TRUE(ParseTrailer(ok.data(), ok.size(), &trailer, &payload_size));
     FuseLayout layout;
-    ASSERT_TRUE(ParseFuseLayout(trailer, ok.data(), payload_size, &layout));
+    ASSERT_TRUE(FuseDescriptor::Parse(trailer, ok.data(), payload_size, &layout));
     EXPECT_EQ(layout.wide_segments, wide);
   }
   // All 3 segments wide: 54 bits, the same 7 bytes, but never written.

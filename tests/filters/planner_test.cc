@@ -102,7 +102,7 @@ TEST(PlannerTest, FuseBudgetsTakeTheMostAccurateKind) {
   int kinds_seen[4] = {};
   for (double bits : {4.0, 6.0, 10.0, 16.0}) {
     for (size_t n : kCounts) {
-      const FilterPlan plan = PlanFuse(n, bits);
+      const FilterPlan plan = FuseDescriptor::Plan(0, n, bits);
       const double floor = std::ldexp(1.0, -kMaxFuseFingerprintBits);
       const double best = std::min(PlanCuckoo(n, bits, CuckooVariant::kAuto).expected_fpr,
                                    PlanBloom(n, bits, BloomSizing::kExactBytes).expected_fpr);
@@ -116,21 +116,21 @@ TEST(PlannerTest, FuseBudgetsTakeTheMostAccurateKind) {
   EXPECT_GT(kinds_seen[2], 0);
 }
 
-// Bumped ribbon budgets get the bumped ribbon filter, or where PlanFuse's
+// Bumped ribbon budgets get the bumped ribbon filter, or where FuseDescriptor::Plan's
 // choice is more accurate (small key counts) that; both answers occur.
 TEST(PlannerTest, BurrBudgetsTakeTheMoreAccurateOfBurrAndFusesChoice) {
   int burr = 0, other = 0;
   for (double bits : {4.0, 6.0, 10.0, 16.0, 23.5}) {
     for (size_t n : kCounts) {
-      const FilterPlan plan = PlanBurr(n, bits);
-      const FilterPlan fuse = PlanFuse(n, bits);
+      const FilterPlan plan = BurrDescriptor::Plan(0, n, bits);
+      const FilterPlan fuse = FuseDescriptor::Plan(0, n, bits);
       const double floor = std::ldexp(1.0, -kMaxBurrColumns);
       EXPECT_LE(std::max(plan.expected_fpr, floor), std::max(fuse.expected_fpr, floor)) << bits << " " << n;
       EXPECT_LE(plan.bytes, std::max(fuse.bytes, static_cast<size_t>(n * bits / 8))) << bits << " " << n;
       ++(plan.kind == kBurrKind ? burr : other);
     }
     // Large filters are bumped ribbon filters.
-    EXPECT_EQ(PlanBurr(100000, bits).kind, kBurrKind) << bits;
+    EXPECT_EQ(BurrDescriptor::Plan(0, 100000, bits).kind, kBurrKind) << bits;
   }
   EXPECT_GT(burr, 0);
   EXPECT_GT(other, 0);

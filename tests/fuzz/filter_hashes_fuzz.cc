@@ -65,8 +65,8 @@ class AnySizeBurrBuilder : public FilterBuilder {
   explicit AnySizeBurrBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
   FilterPlan Plan(size_t num_keys) const override {
     const BurrShape shape = ChooseBurrShape(num_keys, bits_per_key_);
-    if (shape.payload_bytes == 0) return PlanBurr(num_keys, bits_per_key_);
-    return BurrPlanOf(shape, num_keys, bits_per_key_);
+    if (shape.payload_bytes == 0) return BurrDescriptor::Plan(0, num_keys, bits_per_key_);
+    return BurrDescriptor::PlanOf(shape, num_keys, bits_per_key_);
   }
 
  private:

@@ -12,6 +12,7 @@
 
 #include "filters/burr_banding.h"
 #include "filters/burr_filter.h"
+#include "filters/burr_kind.h"
 #include "filters/burr_reader.h"
 #include "format/hash.h"
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
       tr.kind = kBurrKind;
       tr.param_a = static_cast<uint8_t>(f[f.size() - 7]);
       BurrLayout layout;
-      if (!ParseBurrLayout(tr, f.data(), f.size() - kTrailerSize, &layout)) {
+      if (!BurrDescriptor::Parse(tr, f.data(), f.size() - kTrailerSize, &layout)) {
         std::printf("parse failed\n");
         return 1;
       }
