@@ -23,6 +23,7 @@ void GuardedDB::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
   auto next = std::make_unique<Table>(*table());
   if (next->guard.size() <= id) next->guard.resize(id + 1, nullptr);
   next->guard[id] = guard.get();
+  if (id == 0) default_guard_.store(guard.get(), std::memory_order_release);
   if (guard) owned_.push_back(std::move(guard));
   table_.store(next.get(), std::memory_order_release);
   tables_.push_back(std::move(next));

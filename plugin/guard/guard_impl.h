@@ -35,6 +35,16 @@ struct GuardedDB::Impl {
     const Table* t = table();
     return id < t->guard.size() ? t->guard[id] : nullptr;
   }
+  // Lookup(cf->GetID()), the read path's form. The DB's own default
+  // handle (what DefaultColumnFamily() returns through every StackableDB
+  // above it, a TransactionDB's included) is known by its address: its
+  // guard comes from one load, not the handle's virtual GetID, its
+  // column family and the table. The address is only compared, never
+  // followed; any other handle takes Lookup.
+  const GuardFamily* GuardOf(rocksdb::ColumnFamilyHandle* cf) const {
+    if (cf == default_handle_) return default_guard_.load(std::memory_order_acquire);
+    return Lookup(cf->GetID());
+  }
   void Publish(uint32_t id, std::unique_ptr<GuardFamily> guard);  // guard may be null
   std::vector<GuardFamily*> Families() const;  // every guard, dropped ones too
 
@@ -52,7 +62,12 @@ struct GuardedDB::Impl {
   void DetachHooks();
   // The DB the guard's scans read (the root DB, below any transaction
   // layer), set by Open.
-  void set_db(rocksdb::DB* db) { db_ = db; }
+  // Before any guard is published (GuardOf reads the default handle
+  // without a lock).
+  void set_db(rocksdb::DB* db) {
+    db_ = db;
+    default_handle_ = db->DefaultColumnFamily();
+  }
   // Whether a rebuild also scans the root DB below the base (a
   // TransactionDB's: GuardedDB::Open says why); set before the guards are
   // built.
@@ -141,6 +156,8 @@ struct GuardedDB::Impl {
  private:
   std::atomic<bool> unfollowed_{false};
   rocksdb::DB* db_ = nullptr;
+  rocksdb::ColumnFamilyHandle* default_handle_ = nullptr;
+  std::atomic<GuardFamily*> default_guard_{nullptr};  // table()->guard[0], for GuardOf
   bool scan_root_ = false;
   std::vector<std::shared_ptr<GuardHook>> hooks_;  // under admin_mu_
   std::atomic<const Table*> table_;

@@ -22,7 +22,7 @@ bool Bypass(const rocksdb::ReadOptions& ro) {
 // True if the guard proves the key absent.
 bool IsRuledOut(const GuardedDB::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
               const rocksdb::Slice& key) {
-  const GuardFamily* g = impl.Lookup(cf->GetID());
+  const GuardFamily* g = impl.GuardOf(cf);
   return g != nullptr && !g->MayContainHash(KeyHash(key));
 }
 
@@ -97,7 +97,7 @@ void SplitMultiGet(const GuardedDB::Impl& impl, size_t n, rocksdb::ColumnFamilyH
   };
   bool same_cf = true;
   for (size_t i = 1; i < n && !one_cf && same_cf; ++i) same_cf = cfs[i] == cfs[0];
-  const GuardFamily* g = n > 0 && (one_cf || same_cf) ? impl.Lookup(cfs[0]->GetID()) : nullptr;
+  const GuardFamily* g = n > 0 && (one_cf || same_cf) ? impl.GuardOf(cfs[0]) : nullptr;
   if (g != nullptr) {
     // One family: batched probes, buckets prefetched.
     constexpr size_t kChunk = 64;
