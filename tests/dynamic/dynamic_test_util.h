@@ -14,6 +14,15 @@
 namespace sstfilter {
 namespace test {
 
+// F::Create(o, &f), expected to succeed. F is DynamicCuckooFilter or the
+// growing engine under it (dynamic_cuckoo::GrowingFilter).
+template <typename F>
+std::unique_ptr<F> CreateOrFail(const DynamicCuckooOptions& o) {
+  std::unique_ptr<F> f;
+  EXPECT_EQ(F::Create(o, &f), DynamicStatus::kOk);
+  return f;
+}
+
 // A filter with the default target FPR, these sizes, and no checked mode.
 inline std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial_capacity = 1024,
                                                        uint64_t expected_max_keys = 0,
@@ -22,9 +31,7 @@ inline std::unique_ptr<DynamicCuckooFilter> NewDynamic(uint64_t initial_capacity
   o.initial_capacity = initial_capacity;
   o.expected_max_keys = expected_max_keys;
   o.format_version = format_version;
-  std::unique_ptr<DynamicCuckooFilter> f;
-  EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
-  return f;
+  return CreateOrFail<DynamicCuckooFilter>(o);
 }
 
 // A filter with these options, the rest default.
@@ -36,9 +43,7 @@ inline std::unique_ptr<DynamicCuckooFilter> Make(double fpr = 0.001, uint64_t ca
   o.initial_capacity = cap;
   o.checked = checked;
   o.format_version = format_version;
-  std::unique_ptr<DynamicCuckooFilter> f;
-  EXPECT_EQ(DynamicCuckooFilter::Create(o, &f), DynamicStatus::kOk);
-  return f;
+  return CreateOrFail<DynamicCuckooFilter>(o);
 }
 
 inline std::string Key(uint64_t i) { return "key" + std::to_string(i); }

@@ -15,6 +15,7 @@
 
 #include "dynamic/growing_filter.h"
 #include "dynamic/growing_table.h"
+#include "dynamic_test_util.h"
 #include "format/hash.h"
 
 namespace sstfilter {
@@ -29,9 +30,7 @@ std::unique_ptr<GrowingFilter> NewFilter(double fpr, uint64_t initial, uint64_t 
   o.target_fpr = fpr;
   o.initial_capacity = initial;
   o.expected_max_keys = expected_max;
-  std::unique_ptr<GrowingFilter> f;
-  EXPECT_EQ(GrowingFilter::Create(o, &f), DynamicStatus::kOk);
-  return f;
+  return test::CreateOrFail<GrowingFilter>(o);
 }
 
 TEST(GrowingTableTest, AnEntryMatchesTheKeysThatShareItsPrefix) {
