@@ -146,4 +146,10 @@ double DynamicCuckooFilter::ExpectedFpr() const {
   return growing_ != nullptr ? growing_->ExpectedFpr() : rep_->legacy->ExpectedFpr();
 }
 
+namespace dynamic_cuckoo {
+
+const GrowingFilter* GrowingEngineOf(const DynamicCuckooFilter& f) { return f.growing_; }
+
+}  // namespace dynamic_cuckoo
+
 }  // namespace sstfilter

@@ -8,7 +8,11 @@ namespace sstfilter {
 GuardFamily::GuardFamily(uint32_t id, std::string name,
                          std::unique_ptr<DynamicCuckooFilter> filter,
                          rocksdb::ColumnFamilyHandle* handle)
-    : id_(id), name_(std::move(name)), filter_(std::move(filter)), handle_(handle) {}
+    : engine_(filter != nullptr ? dynamic_cuckoo::GrowingEngineOf(*filter) : nullptr),
+      filter_(std::move(filter)),
+      id_(id),
+      name_(std::move(name)),
+      handle_(handle) {}
 
 void GuardFamily::MayContainBatch(const rocksdb::Slice* keys, size_t n, bool* out) const {
   if (!enabled()) {

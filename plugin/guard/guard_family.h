@@ -25,6 +25,8 @@
 
 #include <rocksdb/db.h>
 
+#include "dynamic/growing_filter.h"
+
 namespace sstfilter {
 
 class GuardFamily {
@@ -40,7 +42,10 @@ class GuardFamily {
   // False only if the key is certainly absent from the family. True once the
   // guard is switched off.
   bool MayContainHash(uint64_t hash) const {
-    return disabled_.load(std::memory_order_acquire) || filter_->ContainsHash(hash);
+    if (disabled_.load(std::memory_order_acquire)) return true;
+    // The engine directly, inline: a Get of a present key pays this probe
+    // on top of the DB's read, so every pointer hop saved shows.
+    return engine_ != nullptr ? engine_->ContainsHash(hash) : filter_->ContainsHash(hash);
   }
   // Starts loading the filter buckets of a key a writer is about to check
   // and insert (a hint; safe at any time).
@@ -114,11 +119,16 @@ class GuardFamily {
   // Adds under write_mu_ unless the filter matches; logs while logging.
   bool AddLocked(uint64_t hash);
 
+  // What every read touches first, together at the object's start.
+  std::atomic<bool> disabled_{false};
+  // filter_'s engine (GrowingEngineOf; it survives ReplaceWith), or null
+  // for a read-only filter loaded from versions 1 to 3.
+  const dynamic_cuckoo::GrowingFilter* engine_;
+  std::unique_ptr<DynamicCuckooFilter> filter_;
+
   const uint32_t id_;
   const std::string name_;
   mutable std::mutex write_mu_;  // the filter's single writer
-  std::unique_ptr<DynamicCuckooFilter> filter_;
-  std::atomic<bool> disabled_{false};
   std::atomic<bool> dropped_{false};
   std::atomic<rocksdb::ColumnFamilyHandle*> handle_;
   std::atomic<uint64_t> errors_{0};

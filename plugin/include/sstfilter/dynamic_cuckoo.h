@@ -45,9 +45,13 @@
 
 namespace sstfilter {
 
+class DynamicCuckooFilter;
 namespace dynamic_cuckoo {
 class GrowingFilter;
-}
+// Internal (dynamic_cuckoo_rep.h): the growing engine under `f`, or null
+// for a read-only filter of versions 1 to 3.
+const GrowingFilter* GrowingEngineOf(const DynamicCuckooFilter& f);
+}  // namespace dynamic_cuckoo
 
 enum class DynamicStatus {
   kOk,
@@ -174,6 +178,8 @@ class DynamicCuckooFilter {
   // rep_->growing, one pointer hop closer for lookups (null: a read-only
   // filter of versions 1 to 3).
   dynamic_cuckoo::GrowingFilter* growing_ = nullptr;
+  friend const dynamic_cuckoo::GrowingFilter* dynamic_cuckoo::GrowingEngineOf(
+      const DynamicCuckooFilter& f);
 };
 
 }  // namespace sstfilter
