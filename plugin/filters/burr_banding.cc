@@ -74,7 +74,7 @@ class Lane {
   SSTFILTER_ALWAYS_INLINE bool Placed(const Walk& ended, Walk* w) {
     rows_[ended.i] = ended.row;
     rhs_[ended.i] = ended.fp;
-    fills_.push_back(Fill{Offset(), ended.i});
+    fills_[num_fills_++] = Fill{Offset(), ended.i};
     if (__builtin_expect(key_ == bucket_first_, 0)) return EndBucket(w);
     --key_;
     StartWalk(w);
@@ -91,9 +91,8 @@ class Lane {
     unsigned code = 1;
     while (code < 3 && thresholds_[code] <= offset) ++code;
     const uint32_t threshold = thresholds_[code];
-    while (!fills_.empty() && fills_.back().offset < threshold) {
-      Clear(fills_.back().slot);
-      fills_.pop_back();
+    while (num_fills_ > 0 && fills_[num_fills_ - 1].offset < threshold) {
+      Clear(fills_[--num_fills_].slot);
     }
     layer_->codes[bucket_] = static_cast<uint8_t>(code);
     const uint64_t base = bucket_ << log_;
@@ -101,14 +100,14 @@ class Lane {
       if (BurrHashing::Start(hashes_[j], slots_) - base >= threshold) break;
       bumped_.push_back(hashes_[j]);
     }
-    layer_->pivots += fills_.size();
+    layer_->pivots += num_fills_;
     return NextBucket(w);
   }
 
   // The walk reached the limit: pause (see the class comment).
   bool Pause() {
-    for (const Fill& f : fills_) Clear(f.slot);
-    fills_.clear();
+    for (size_t j = 0; j < num_fills_; ++j) Clear(fills_[j].slot);
+    num_fills_ = 0;
     paused_ = true;
     return false;
   }
@@ -134,13 +133,13 @@ class Lane {
 
   // Every key of the bucket is in: count its pivots, go to the next.
   __attribute__((noinline)) bool EndBucket(Walk* w) {
-    layer_->pivots += fills_.size();
+    layer_->pivots += num_fills_;
     return NextBucket(w);
   }
 
   bool NextBucket(Walk* w) {
     bucket_first_ = bucket_end_;
-    fills_.clear();
+    num_fills_ = 0;
     if (bucket_first_ >= end_) return false;
     bucket_ = BurrHashing::Start(hashes_[bucket_first_], slots_) >> log_;
     bucket_end_ = bucket_first_ + 1;
@@ -148,6 +147,9 @@ class Lane {
       ++bucket_end_;
     }
     key_ = bucket_end_ - 1;
+    // A key fills at most one slot: room for the whole bucket, so Placed
+    // stores without a capacity check.
+    if (fills_.size() < bucket_end_ - bucket_first_) fills_.resize(bucket_end_ - bucket_first_);
     StartWalk(w);
     return true;
   }
@@ -170,7 +172,10 @@ class Lane {
   size_t key_ = 0;
   uint64_t start_ = 0;
   bool paused_ = false;
+  // The current bucket's pivots, in the order they were set: fills_[0,
+  // num_fills_).
   std::vector<Fill> fills_;
+  size_t num_fills_ = 0;
   std::vector<uint64_t> bumped_;
 };
 
