@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include "filters/kinds.h"
 #include "filters/planner.h"
@@ -123,6 +124,17 @@ std::string ValidateFilterSpec(const FilterSpec& spec) {
   std::ostringstream value;
   value << spec.bits_per_key;
   return BitsPerKeyError(spec.type, value.str(), "out of range");
+}
+
+FilterSpec FilterSpecOrThrow(const std::string& name, double bits_per_key) {
+  FilterSpec spec{FilterType::kBloom, bits_per_key};
+  if (!FilterTypeFromName(name, &spec.type)) {
+    throw std::invalid_argument("unknown sstfilter filter type '" + name + "'; known: " +
+                                FilterTypeNames());
+  }
+  const std::string error = ValidateFilterSpec(spec);
+  if (!error.empty()) throw std::invalid_argument(error);
+  return spec;
 }
 
 bool ParseBitsPerKey(FilterType type, const std::string& text, double* value,

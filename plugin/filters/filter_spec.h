@@ -72,6 +72,13 @@ double MaxBitsPerKey(FilterType type);
 // (NaN, infinite, out of range) and what is accepted.
 std::string ValidateFilterSpec(const FilterSpec& spec);
 
+// The spec of registered type `name` ("bloom", "cuckoo", ...) at
+// bits_per_key, or std::invalid_argument with ValidateFilterSpec's sentence
+// (or one naming the unknown type): for the engines' convenience
+// constructors (NewBloomFilterPolicy and the like), which return a policy,
+// not a status.
+FilterSpec FilterSpecOrThrow(const std::string& name, double bits_per_key);
+
 // Parses a bits/key value for `type` such as "12" or "9.5" in full (no
 // trailing characters) and checks it against type's range. On failure
 // returns false and sets *error to a sentence naming the type, the value

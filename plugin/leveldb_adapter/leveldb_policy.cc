@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include <sstfilter/leveldb.h>
@@ -32,14 +31,6 @@ std::string PolicyError(const std::string& type, double bits_per_key,
   }
   spec->bits_per_key = bits_per_key;
   return ValidateFilterSpec(*spec);
-}
-
-std::unique_ptr<const leveldb::FilterPolicy> NewOrThrow(const char* type,
-                                                        double bits_per_key) {
-  std::unique_ptr<const leveldb::FilterPolicy> policy;
-  const leveldb::Status s = NewLevelDBFilterPolicy(type, bits_per_key, &policy);
-  if (!s.ok()) throw std::invalid_argument(s.ToString());
-  return policy;
 }
 
 }  // namespace
@@ -98,12 +89,12 @@ leveldb::Status NewLevelDBFilterPolicy(
 
 std::unique_ptr<const leveldb::FilterPolicy> NewLevelDBBloomFilterPolicy(
     double bits_per_key) {
-  return NewOrThrow("bloom", bits_per_key);
+  return std::make_unique<LevelDBFilterPolicy>(FilterSpecOrThrow("bloom", bits_per_key));
 }
 
 std::unique_ptr<const leveldb::FilterPolicy> NewLevelDBCuckooFilterPolicy(
     double bits_per_key) {
-  return NewOrThrow("cuckoo", bits_per_key);
+  return std::make_unique<LevelDBFilterPolicy>(FilterSpecOrThrow("cuckoo", bits_per_key));
 }
 
 }  // namespace sstfilter

@@ -1,8 +1,6 @@
 // Public factories and ObjectRegistry registration of the sstfilter
 // policies.
 
-#include <stdexcept>
-
 #include <sstfilter/sstfilter.h>
 
 #include "rocksdb_adapter/level_listener.h"
@@ -54,13 +52,6 @@ const rocksdb::FilterPolicy* PolicyFromUri(
   return guard->get();
 }
 
-std::shared_ptr<const rocksdb::FilterPolicy> NewPolicyOrThrow(const char* name,
-                                                              double bits_per_key) {
-  std::shared_ptr<const rocksdb::FilterPolicy> policy;
-  const rocksdb::Status s = NewFilterPolicy(name, bits_per_key, &policy);
-  if (!s.ok()) throw std::invalid_argument(s.ToString());
-  return policy;
-}
 
 }  // namespace
 
@@ -69,11 +60,11 @@ std::shared_ptr<rocksdb::EventListener> NewLevelListener() {
 }
 
 std::shared_ptr<const rocksdb::FilterPolicy> NewBloomFilterPolicy(double bits_per_key) {
-  return NewPolicyOrThrow("bloom", bits_per_key);
+  return std::make_shared<SstFilterPolicy>(FilterSpecOrThrow("bloom", bits_per_key));
 }
 
 std::shared_ptr<const rocksdb::FilterPolicy> NewCuckooFilterPolicy(double bits_per_key) {
-  return NewPolicyOrThrow("cuckoo", bits_per_key);
+  return std::make_shared<SstFilterPolicy>(FilterSpecOrThrow("cuckoo", bits_per_key));
 }
 
 rocksdb::Status NewFilterPolicy(const std::string& name, double bits_per_key,
