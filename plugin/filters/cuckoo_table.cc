@@ -27,16 +27,6 @@ void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
   }
 }
 
-bool PlainBucketCodec::Contains(const char* base, uint64_t bucket,
-                                uint32_t fp) const {
-  const uint64_t pos = BucketStart(bucket);
-  if (word_sized()) return WordContains(LoadWord(base, bucket), fp);
-  for (unsigned j = 0; j < kSlotsPerBucket; ++j) {
-    if (LoadBits(base, pos + j * fp_bits_, fp_bits_) == fp) return true;
-  }
-  return false;
-}
-
 // ---- Semi-sorted ------------------------------------------------------------
 
 namespace {
@@ -157,16 +147,6 @@ void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,
             : LoadBits(base, pos + kCodeBits + j * high_bits_, high_bits_);
     slots[j] = static_cast<uint32_t>((high << 4) | ((nibbles >> (4 * j)) & 15));
   }
-}
-
-bool SemiSortedBucketCodec::Contains(const char* base, uint64_t bucket,
-                                     uint32_t fp) const {
-  if (word_sized()) return WordContains(LoadWord(base, bucket), fp);
-  uint32_t slots[kSlotsPerBucket];
-  Decode(base, bucket, slots);
-  bool found = false;
-  for (int j = 0; j < kSlotsPerBucket; ++j) found |= slots[j] == fp;
-  return found;
 }
 
 }  // namespace sstfilter

@@ -85,17 +85,17 @@ class PlainBucketCodec : public BucketLayout {
   void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
   void Decode(const char* base, uint64_t bucket,
               uint32_t slots[kSlotsPerBucket]) const;
-  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
   // The match on a word from LoadWord (f <= 16).
   bool WordContains(uint64_t word, uint32_t fp) const {
     return lanes_.ZeroLanes(word ^ (fp * lanes_.ones)) != 0;
   }
-  // Contains for any width, inline and without a branch on the data: a
-  // query's loads for both buckets issue before either is compared, and
-  // a loop of queries overlaps their cache misses (out of line, with a
-  // branch per slot, a query out of cache cost about one miss's latency
-  // more than one that fits a word).
+  // The match for buckets wider than a word (f > 16; also right for any
+  // width), inline and without a branch on the data: a query's loads for
+  // both buckets issue before either is compared, and a loop of queries
+  // overlaps their cache misses (out of line, with a branch per slot, a
+  // query out of cache cost about one miss's latency more than one that
+  // fits a word).
   // Up to 28 bits two lanes share a load (2f <= 56 bits always fits
   // LoadBits); wider, a load a slot.
   SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
@@ -137,13 +137,11 @@ class SemiSortedBucketCodec : public BucketLayout {
   void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
   void Decode(const char* base, uint64_t bucket,
               uint32_t slots[kSlotsPerBucket]) const;
-  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const;
 
   // The match on a word from LoadWord (f <= 17). Readers take
-  // FixedSemiSortedCodec for f = 8..17 (cuckoo_kind.h), so this match
-  // serves f = 4..7, whose high parts are too narrow for the lane trick,
-  // and the tests: slot by slot, the reference the fast match is checked
-  // against.
+  // FixedSemiSortedCodec for f = 8..17 (cuckoo_kind.h), so this match,
+  // slot by slot, serves f = 4..7, whose high parts are too narrow for the
+  // lane trick.
   bool WordContains(uint64_t word, uint32_t fp) const {
     return SlotsContain(decode_[word & 0xfff], word >> 12, fp);
   }
@@ -231,9 +229,6 @@ class FixedSemiSortedCodec {
     return (NibbleMatches(decode_[word & 0xfff], fp) & high_match) != 0;
   }
   bool WideContains(const char* base, uint64_t bucket, uint32_t fp) const {  // never wide
-    return Contains(base, bucket, fp);
-  }
-  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const {
     return WordContains(LoadWord(base, bucket), fp);
   }
 
@@ -275,9 +270,6 @@ class FixedWideSemiSortedCodec {
         ((a >> (kHighBits - 1)) & 1) | ((a >> (2 * kHighBits - 2)) & 2) |
         ((b >> (kHighBits - 3)) & 4) | ((b >> (2 * kHighBits - 4)) & 8));
     return (NibbleMatches(decode_[LoadBits(base, pos, 12)], fp) & high_match) != 0;
-  }
-  bool Contains(const char* base, uint64_t bucket, uint32_t fp) const {
-    return WideContains(base, bucket, fp);
   }
 
  private:
