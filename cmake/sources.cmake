@@ -22,13 +22,13 @@ set(SSTFILTER_CORE_SOURCES
   plugin/filters/burr_format.cc
   plugin/filters/burr_shape.cc
   plugin/filters/cuckoo_builder.cc
-  plugin/filters/cuckoo_reader.cc
+  plugin/filters/cuckoo_kind.cc
   plugin/filters/cuckoo_table.cc
   plugin/filters/filter.cc
   plugin/filters/filter_spec.cc
   plugin/filters/fuse_builder.cc
+  plugin/filters/fuse_kind.cc
   plugin/filters/fuse_peeler.cc
-  plugin/filters/fuse_reader.cc
   plugin/filters/planner.cc
   plugin/filters/small_filter.cc
   plugin/dynamic/copy_counts.cc

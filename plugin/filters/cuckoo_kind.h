@@ -54,7 +54,7 @@ struct CuckooDescriptor {
   using Layout = CuckooLayout;
   // Checks the trailer's parameters, the header and the payload's size
   // against the shapes the builder writes; fills *layout on success.
-  // Defined in cuckoo_reader.cc.
+  // Defined in cuckoo_kind.cc.
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
                     Layout* layout);
   // Plain tables get one reader; semi-sorted ones with f = 8..24 a reader

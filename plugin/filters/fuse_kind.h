@@ -50,7 +50,7 @@ struct FuseDescriptor {
   using Layout = FuseLayout;
   // Checks the trailer's parameters, the header and the payload's size
   // against the shapes the builder writes; fills *layout on success.
-  // Defined in fuse_reader.cc.
+  // Defined in fuse_kind.cc.
   static bool Parse(const Trailer& trailer, const char* payload, size_t payload_size,
                     Layout* layout);
   // The arity (3 or 4, checked by Parse) compiled in.

@@ -1,4 +1,5 @@
-// Checking a fuse payload against the shapes the builder writes.
+// FuseDescriptor::Parse: checking a fuse payload against the shapes the
+// builder writes.
 
 #include "filters/fuse_kind.h"
 

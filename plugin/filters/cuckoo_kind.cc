@@ -1,4 +1,5 @@
-// Checking a cuckoo payload against the shapes the builder writes.
+// CuckooDescriptor::Parse: checking a cuckoo payload against the shapes the
+// builder writes.
 
 #include "filters/cuckoo_kind.h"
 
