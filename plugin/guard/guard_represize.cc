@@ -4,7 +4,7 @@
 // A filter grown from n to 4n keys spends more bits per key than one sized
 // for 4n: its growth steps widen and split buckets, and each phase of growth
 // gets a smaller share of the FPR target, so its fingerprints lengthen
-// (docs/design/key_guard.md). Rebuilding from a scan each time the family
+// (docs/design/key_guard_lifecycle.md). Rebuilding from a scan each time the family
 // doubles resets both.
 //
 // Why no key is missed. A key the DB holds after the swap was written

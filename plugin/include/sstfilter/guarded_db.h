@@ -117,7 +117,7 @@ struct GuardOptions {
   // keys the DB holds then, from a snapshot scan on a background thread,
   // and swap it in: a grown filter spends more bits per key than one sized
   // for its keys, and the rebuild drops deleted keys' stale entries
-  // (docs/design/key_guard.md). Reads never block; writes of new keys wait
+  // (docs/design/key_guard_lifecycle.md). Reads never block; writes of new keys wait
   // only while its last few thousand are replayed. It costs a scan of the
   // family and, while it runs, a second filter. RepresizeGuard runs one on
   // demand.
