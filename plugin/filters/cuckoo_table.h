@@ -66,7 +66,7 @@ class BucketLayout {
   // issue both buckets' loads before it matches either (WordContains).
   bool word_sized() const { return bucket_bits_ <= 64; }
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
-    return LoadBits(base, bucket * bucket_bits_, bucket_bits_);  // one load
+    return LoadBits(base, BucketStart(bucket), bucket_bits_);  // one load
   }
 
  protected:

@@ -296,6 +296,8 @@ FilterPlan FuseDescriptor::Plan(int /*variant*/, size_t num_keys, double bits_pe
 FuseBuilder::FuseBuilder(double bits_per_key)
     : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinFuseBitsPerKey, kMaxBitsPerKey)) {}
 
-FilterPlan FuseBuilder::Plan(size_t num_keys) const { return FuseDescriptor::Plan(0, num_keys, bits_per_key_); }
+FilterPlan FuseBuilder::Plan(size_t num_keys) const {
+  return FuseDescriptor::Plan(0, num_keys, bits_per_key_);
+}
 
 }  // namespace sstfilter

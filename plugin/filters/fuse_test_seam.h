@@ -54,7 +54,7 @@ class FuseTestBuilder final : public FilterBuilder {
     if (plan.kind != kFuseKind) return WritePlannedFilter(plan, hashes, dst);
     if (!AppendFuseFilterFailingFirst(plan.shape<FuseShape>(), hashes, hooks_.failed_attempts,
                                       &last_attempts_, dst)) {
-      AppendBloomFilter(plan.bloom, *hashes, dst);
+      WriteFailedBuildFallback(plan, *hashes, dst);
     }
   }
 

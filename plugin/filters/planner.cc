@@ -99,9 +99,7 @@ void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, s
   const bool written = AnyKind(RegisteredKinds{}, [&](auto tag) {
     using D = typename decltype(tag)::type;
     if (!KindIsOf<D>(plan.kind)) return false;
-    // A kind that failed to build leaves *hashes as given: its plan's
-    // Bloom filter of the budget takes its place.
-    if (!D::Write(plan, hashes, dst)) AppendBloomFilter(plan.bloom, *hashes, dst);
+    if (!D::Write(plan, hashes, dst)) WriteFailedBuildFallback(plan, *hashes, dst);
     return true;
   });
   if (written) return;
@@ -112,6 +110,11 @@ void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, s
   const double bits = 8.0 * static_cast<double>(plan.bytes) /
                       static_cast<double>(std::max<size_t>(hashes->size(), 1));
   AppendBloomFilter(BloomShapeFor(hashes->size(), bits, BloomSizing::kExactBytes), *hashes, dst);
+}
+
+void WriteFailedBuildFallback(const FilterPlan& plan, const std::vector<uint64_t>& hashes,
+                              std::string* dst) {
+  AppendBloomFilter(plan.bloom, hashes, dst);
 }
 
 size_t PlanWorkingBytes(const FilterPlan& plan, size_t num_keys) {

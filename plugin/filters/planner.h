@@ -82,6 +82,12 @@ bool PlanAtScale(FilterType type, double bits_per_key, FilterSpec* spec, double*
 // is refused a Bloom filter of its bytes).
 void WritePlannedFilter(const FilterPlan& plan, std::vector<uint64_t>* hashes, std::string* dst);
 
+// What WritePlannedFilter appends in place of a kind whose Write failed
+// (returned false, *hashes as given): the plan's Bloom filter of the
+// budget, plan.bloom.
+void WriteFailedBuildFallback(const FilterPlan& plan, const std::vector<uint64_t>& hashes,
+                              std::string* dst);
+
 // At least the most heap bytes WritePlannedFilter(plan, ...) holds at once
 // over `num_keys` hashes, beyond the hashes and the filter it appends: the
 // kind's WorkingBytes (filter_kind.h); the small form's sorted copy.

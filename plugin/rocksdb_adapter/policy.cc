@@ -1,5 +1,6 @@
 #include "rocksdb_adapter/policy.h"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -154,14 +155,14 @@ rocksdb::Status SstFilterPolicy::ConfigureOptions(
   if (s.IsNotFound()) {
     // RocksDB's "Could not find option: : <name>", said as the others are,
     // with the names the registered option maps know.
+    const auto maps = {&OptionsMap(), &FamilyOptionsMap(), &AllocationOptionsMap()};
     std::string known, unknown;
-    for (const auto* map : {&OptionsMap(), &FamilyOptionsMap(), &AllocationOptionsMap()}) {
+    for (const auto* map : maps) {
       for (const auto& entry : *map) known += (known.empty() ? "" : ", ") + entry.first;
     }
     for (const auto& [name, value] : opts_map) {
-      const bool registered = OptionsMap().count(name) + FamilyOptionsMap().count(name) +
-                                  AllocationOptionsMap().count(name) >
-                              0;
+      const bool registered =
+          std::any_of(maps.begin(), maps.end(), [&](const auto* map) { return map->count(name) > 0; });
       if (!registered && name != "id") unknown += (unknown.empty() ? "'" : ", '") + name + "'";
     }
     s = rocksdb::Status::InvalidArgument(id_ + ": unknown option " + unknown + "; known: " + known);
