@@ -69,9 +69,8 @@ struct CuckooDescriptor {
   }
 
  private:
-  // fn(CuckooReader<FixedSemiSortedCodec<f>>) if First <= f <= 17,
-  // fn(CuckooReader<FixedWideSemiSortedCodec<f>>) if 18 <= f <= Last, else
-  // fn(CuckooReader<SemiSortedBucketCodec>).
+  // fn(CuckooReader<FixedSemiSortedCodec<f>>) if First <= f <= Last,
+  // else fn(CuckooReader<SemiSortedBucketCodec>).
   template <int First, int Last, typename Fn>
   static auto WithSemiSortedReader(int fp_bits, const char* payload, const Layout& layout,
                                    Fn& fn) {
@@ -79,11 +78,7 @@ struct CuckooDescriptor {
       return fn(CuckooReader<SemiSortedBucketCodec>(fp_bits, payload, layout));
     } else {
       if (fp_bits == First) {
-        if constexpr (First <= 17) {
-          return fn(CuckooReader<FixedSemiSortedCodec<First>>(First, payload, layout));
-        } else {
-          return fn(CuckooReader<FixedWideSemiSortedCodec<First>>(First, payload, layout));
-        }
+        return fn(CuckooReader<FixedSemiSortedCodec<First>>(First, payload, layout));
       }
       return WithSemiSortedReader<First + 1, Last>(fp_bits, payload, layout, fn);
     }

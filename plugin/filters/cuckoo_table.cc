@@ -7,31 +7,11 @@
 
 namespace sstfilter {
 
-// ---- Plain ----------------------------------------------------------------
-
-PlainBucketCodec::PlainBucketCodec(int fp_bits)
-    : BucketLayout(kSlotsPerBucket * static_cast<unsigned>(fp_bits)),
-      fp_bits_(static_cast<unsigned>(fp_bits)),
-      lanes_(static_cast<unsigned>(fp_bits)) {}
-
-void PlainBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
-                              BitWriter* out) const {
-  for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(slots[j], fp_bits_);
-}
-
-void PlainBucketCodec::Decode(const char* base, uint64_t bucket,
-                              uint32_t slots[kSlotsPerBucket]) const {
-  const uint64_t pos = BucketStart(bucket);
-  for (int j = 0; j < kSlotsPerBucket; ++j) {
-    slots[j] = static_cast<uint32_t>(LoadBits(base, pos + j * fp_bits_, fp_bits_));
-  }
-}
-
-// ---- Semi-sorted ------------------------------------------------------------
-
 namespace {
 constexpr unsigned kCodeBits = 12;
 }  // namespace
+
+// ---- Semi-sorted codes ------------------------------------------------------
 
 // Codes number the sorted nibble multisets a <= b <= c <= d in
 // lexicographic order; decode[code] = the four nibbles packed low to high.
@@ -95,15 +75,21 @@ inline bool AnyLaneEqualsBoth(unsigned nibbles, unsigned low, uint64_t highs,
 
 }  // namespace
 
-SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
-    : BucketLayout(kCodeBits + kSlotsPerBucket * (static_cast<unsigned>(fp_bits) - 4)),
-      high_bits_(static_cast<unsigned>(fp_bits) - 4),
-      high_mask_((uint64_t{1} << high_bits_) - 1),
-      codes_(&Codes()),
-      decode_(Codes().decode.data()) {}
+// ---- The layout -----------------------------------------------------------
 
-void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
-                                   BitWriter* out) const {
+BucketLayout::BucketLayout(int fp_bits, bool semi_sorted)
+    : fp_bits_(static_cast<unsigned>(fp_bits)),
+      semi_sorted_(semi_sorted),
+      bucket_bits_(semi_sorted ? kCodeBits + kSlotsPerBucket * (fp_bits_ - 4)
+                               : kSlotsPerBucket * fp_bits_) {}
+
+void BucketLayout::Encode(const uint32_t slots[kSlotsPerBucket],
+                          BitWriter* out) const {
+  if (!semi_sorted_) {
+    for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(slots[j], fp_bits_);
+    return;
+  }
+  const unsigned h = fp_bits_ - 4;  // high part of each slot
   // Sort by (low nibble, high part): rotating the nibble to the top makes
   // that plain integer order. A 5-comparator network sorts four values.
   uint32_t s[kSlotsPerBucket];
@@ -116,37 +102,53 @@ void SemiSortedBucketCodec::Encode(const uint32_t slots[kSlotsPerBucket],
     s[b] ^= flip;
   };
   order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2);
-  const unsigned code = codes_->Rank(s[0] >> 28, s[1] >> 28, s[2] >> 28, s[3] >> 28);
+  const unsigned code = Codes().Rank(s[0] >> 28, s[1] >> 28, s[2] >> 28, s[3] >> 28);
   if (bucket_bits_ <= 64) {
     uint64_t word = code;
     for (int j = 0; j < kSlotsPerBucket; ++j) {
-      word |= static_cast<uint64_t>(s[j] & 0x0fffffff) << (kCodeBits + j * high_bits_);
+      word |= static_cast<uint64_t>(s[j] & 0x0fffffff) << (kCodeBits + j * h);
     }
     out->Put(word, bucket_bits_);
     return;
   }
   out->Put(code, kCodeBits);
-  for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, high_bits_);
+  for (int j = 0; j < kSlotsPerBucket; ++j) out->Put(s[j] & 0x0fffffff, h);
 }
+
+void BucketLayout::Decode(const char* base, uint64_t bucket,
+                          uint32_t slots[kSlotsPerBucket]) const {
+  const uint64_t pos = BucketStart(bucket);
+  if (!semi_sorted_) {
+    for (int j = 0; j < kSlotsPerBucket; ++j) {
+      slots[j] = static_cast<uint32_t>(LoadBits(base, pos + j * fp_bits_, fp_bits_));
+    }
+    return;
+  }
+  const unsigned h = fp_bits_ - 4;
+  const unsigned nibbles = Codes().decode[LoadBits(base, pos, kCodeBits)];
+  for (int j = 0; j < kSlotsPerBucket; ++j) {
+    const uint64_t high = h == 0 ? 0 : LoadBits(base, pos + kCodeBits + j * h, h);
+    slots[j] = static_cast<uint32_t>((high << 4) | ((nibbles >> (4 * j)) & 15));
+  }
+}
+
+// ---- The codecs -----------------------------------------------------------
+
+PlainBucketCodec::PlainBucketCodec(int fp_bits)
+    : BucketLayout(fp_bits, /*semi_sorted=*/false),
+      lanes_(static_cast<unsigned>(fp_bits)) {}
+
+SemiSortedBucketCodec::SemiSortedBucketCodec(int fp_bits)
+    : BucketLayout(fp_bits, /*semi_sorted=*/true),
+      high_bits_(fp_bits_ - 4),
+      high_mask_((uint64_t{1} << high_bits_) - 1),
+      decode_(Codes().decode.data()) {}
 
 const uint16_t* SemiSortedDecodeTable() { return Codes().decode.data(); }
 
 bool SemiSortedBucketCodec::SlotsContain(unsigned nibbles, uint64_t highs,
                                          uint32_t fp) const {
   return AnyLaneEqualsBoth(nibbles, fp & 15, highs, high_bits_, high_mask_, fp >> 4);
-}
-
-void SemiSortedBucketCodec::Decode(const char* base, uint64_t bucket,
-                                   uint32_t slots[kSlotsPerBucket]) const {
-  const uint64_t pos = BucketStart(bucket);
-  const unsigned nibbles = Codes().decode[LoadBits(base, pos, kCodeBits)];
-  for (int j = 0; j < kSlotsPerBucket; ++j) {
-    const uint64_t high =
-        high_bits_ == 0
-            ? 0
-            : LoadBits(base, pos + kCodeBits + j * high_bits_, high_bits_);
-    slots[j] = static_cast<uint32_t>((high << 4) | ((nibbles >> (4 * j)) & 15));
-  }
 }
 
 }  // namespace sstfilter

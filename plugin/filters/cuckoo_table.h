@@ -51,14 +51,17 @@ constexpr uint64_t LaneGather(unsigned w) {
                       (uint64_t{1} << (w + 2)) + (uint64_t{1} << 3);
 }
 
-// The semi-sorted codes (cuckoo_table.cc), and their decode table: 4096
-// entries, code -> four sorted nibbles (see SemiSortedBucketCodec).
-struct NibbleCodes;
+// The semi-sorted codes' decode table (cuckoo_table.cc): 4096 entries,
+// code -> four sorted nibbles (see SemiSortedBucketCodec).
 const uint16_t* SemiSortedDecodeTable();
 
-// What both codecs share: a bucket's width and the one-word load for
-// buckets of up to 64 bits. A plain base, not an interface: callers hold a
-// codec by its concrete type, so every call stays inline.
+// A bucket's bits: its width, how a build writes it and how it reads back
+// whole. Both layouts share this one class because these are cold paths
+// (a build writes each bucket once; Decode serves tests), so a branch on
+// the layout costs nothing there. The per-query matches, which must stay
+// inline and branch-free, live in the codecs below, one per layout.
+// A plain base, not an interface: callers hold a codec by its concrete
+// type, so every call stays inline.
 class BucketLayout {
  public:
   unsigned bucket_bits() const { return bucket_bits_; }
@@ -69,22 +72,29 @@ class BucketLayout {
     return LoadBits(base, BucketStart(bucket), bucket_bits_);  // one load
   }
 
+  // Appends the next bucket; buckets are written in order from bucket 0.
+  // Semi-sorted buckets are written with their slots sorted (by low
+  // nibble, then high bits), so equal contents give equal bits whatever
+  // their order.
+  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
+  // Bucket `bucket`'s four slots: as written for plain buckets, in that
+  // sorted order for semi-sorted ones.
+  void Decode(const char* base, uint64_t bucket,
+              uint32_t slots[kSlotsPerBucket]) const;
+
  protected:
-  explicit BucketLayout(unsigned bucket_bits) : bucket_bits_(bucket_bits) {}
+  BucketLayout(int fp_bits, bool semi_sorted);
   uint64_t BucketStart(uint64_t bucket) const { return bucket * bucket_bits_; }
 
-  unsigned bucket_bits_;
+  unsigned fp_bits_;
+  bool semi_sorted_;
+  unsigned bucket_bits_;  // 4f plain, 4f - 4 semi-sorted
 };
 
 // Four f-bit fingerprints side by side: 4f bits per bucket.
 class PlainBucketCodec : public BucketLayout {
  public:
   explicit PlainBucketCodec(int fp_bits);
-
-  // Appends the next bucket; buckets are written in order from bucket 0.
-  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
-  void Decode(const char* base, uint64_t bucket,
-              uint32_t slots[kSlotsPerBucket]) const;
 
   // The match on a word from LoadWord (f <= 16).
   bool WordContains(uint64_t word, uint32_t fp) const {
@@ -116,7 +126,6 @@ class PlainBucketCodec : public BucketLayout {
   }
 
  private:
-  unsigned fp_bits_;
   LaneConstants lanes_;  // four fp_bits_-wide lanes
 };
 
@@ -132,14 +141,8 @@ class SemiSortedBucketCodec : public BucketLayout {
  public:
   explicit SemiSortedBucketCodec(int fp_bits);
 
-  // Appends the next bucket, its slots sorted (by low nibble, then high
-  // bits) so equal contents give equal bits whatever their order.
-  void Encode(const uint32_t slots[kSlotsPerBucket], BitWriter* out) const;
-  void Decode(const char* base, uint64_t bucket,
-              uint32_t slots[kSlotsPerBucket]) const;
-
   // The match on a word from LoadWord (f <= 17). Readers take
-  // FixedSemiSortedCodec for f = 8..17 (cuckoo_kind.h), so this match,
+  // FixedSemiSortedCodec for f = 8..24 (cuckoo_kind.h), so this match,
   // slot by slot, serves f = 4..7, whose high parts are too narrow for the
   // lane trick.
   bool WordContains(uint64_t word, uint32_t fp) const {
@@ -148,7 +151,7 @@ class SemiSortedBucketCodec : public BucketLayout {
   // As PlainBucketCodec::WideContains, for buckets wider than a word
   // (f >= 18, so high parts of 14 bits or more, two to a load up to
   // f = 32): slot j matches when its high part and nibble j of the code's
-  // four are the query's. Readers take FixedWideSemiSortedCodec for
+  // four are the query's. Readers take FixedSemiSortedCodec for
   // f = 18..24, so this match serves f = 25..32, and the tests.
   SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
                                             uint32_t fp) const {
@@ -177,8 +180,7 @@ class SemiSortedBucketCodec : public BucketLayout {
 
   unsigned high_bits_;  // f - 4
   uint64_t high_mask_;
-  const NibbleCodes* codes_;  // code <-> four sorted nibbles
-  const uint16_t* decode_;    // codes_->decode: code -> nibbles
+  const uint16_t* decode_;  // SemiSortedDecodeTable(): code -> nibbles
 };
 
 // The nibble half of a semi-sorted match: bit j set iff slot j's low
@@ -191,89 +193,78 @@ SSTFILTER_ALWAYS_INLINE unsigned NibbleMatches(unsigned nibbles, uint32_t fp) {
   return static_cast<unsigned>(((((nz >> 3) & 0x1111) * 0x249) >> 9) & 15);
 }
 
-// A query-only semi-sorted codec for one fingerprint width fixed at
+// A query-only semi-sorted codec for one fingerprint width F fixed at
 // compile time: the same bits and answers as SemiSortedBucketCodec for that
 // width, with every shift, mask and lane constant folded into the code.
-// Readers use it for f = 8..17 (cuckoo_kind.h), the widths whose
-// bucket fits a word and whose high parts (f - 4 bits) are wide enough for
-// the lane match below; the constructor argument is the width, already
-// known to be F. (Plain buckets keep the run-time codec: a fixed one
-// was no faster out of cache; docs/design/cuckoo.md.)
+// Readers use it for f = 8..24 (cuckoo_kind.h): budgets of about 9-25
+// bits/key, the widths whose high parts (f - 4 bits) are wide enough for
+// lane matches. (Plain buckets keep the run-time codec: a fixed one was no
+// faster out of cache; docs/design/cuckoo.md.)
+//
+// For absent keys a high part matches with probability about 4 / 2^(f-4),
+// so both matches compare the high parts first and look the nibble code up
+// only where one matches: the table lookup (a dependent load, often out of
+// L1 when queries roam over memory) usually does not happen, and the
+// branch before it is predictable for the same reason. (The run-time
+// codec's wide match reads the table for every bucket and shifts by
+// run-time widths; docs/design/cuckoo.md.)
 template <int F>
 class FixedSemiSortedCodec {
-  static_assert(F >= 8 && F <= 17, "word-sized, with high parts of at least 4 bits");
+  static_assert(F >= 8 && F <= 24, "high parts of 4 to 20 bits");
 
  public:
   explicit FixedSemiSortedCodec(int /*fp_bits*/) : decode_(SemiSortedDecodeTable()) {}
   static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
-  static constexpr bool word_sized() { return true; }
+  // f = 8..17: buckets of 28-64 bits, matched on one word.
+  static constexpr bool word_sized() { return bucket_bits() <= 64; }
+
   // The bucket in the low bits; the bits above it (the next bucket's) are
   // left in: WordContains reads the code and four lanes and nothing else.
   uint64_t LoadWord(const char* base, uint64_t bucket) const {
     const uint64_t pos = bucket * bucket_bits();
     return DecodeFixed64(base + (pos >> 3)) >> (pos & 7);  // see LoadBits
   }
-  // Is fp in the bucket word? Bits of `word` above the bucket are ignored.
+  // Is fp in the bucket word (word-sized buckets only)? Bits of `word`
+  // above the bucket are ignored.
   bool WordContains(uint64_t word, uint32_t fp) const {
-    // High parts first: they need no table, and for a key that is not
-    // there one matches with probability about 4 / 2^(f-4), so the table
-    // lookup (a dependent load, often out of L1 when queries roam over
-    // memory) usually does not happen. The branch is predictable for that
-    // reason.
-    const uint64_t hz = kHighLanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * kHighLanes.ones));
-    if (__builtin_expect(hz == 0, 1)) return false;
-    // Slots whose high part is fp's: lane flags at bits (j+1)w - 1,
-    // gathered to bits 0..3 by one multiply.
-    const uint64_t high_match =
-        (((hz >> (kHighBits - 1)) * LaneGather(kHighBits)) >> (3 * kHighBits)) & 15;
-    return (NibbleMatches(decode_[word & 0xfff], fp) & high_match) != 0;
+    if constexpr (!word_sized()) {
+      return true;  // never asked: readers ask WideContains
+    } else {
+      const uint64_t hz = kHighLanes.ZeroLanes((word >> 12) ^ ((fp >> 4) * kHighLanes.ones));
+      if (__builtin_expect(hz == 0, 1)) return false;
+      // Slots whose high part is fp's: lane flags at bits (j+1)w - 1,
+      // gathered to bits 0..3 by one multiply.
+      const uint64_t high_match =
+          (((hz >> (kHighBits - 1)) * LaneGather(kHighBits)) >> (3 * kHighBits)) & 15;
+      return (NibbleMatches(decode_[word & 0xfff], fp) & high_match) != 0;
+    }
   }
-  bool WideContains(const char* base, uint64_t bucket, uint32_t fp) const {  // never wide
-    return WordContains(LoadWord(base, bucket), fp);
-  }
-
- private:
-  static constexpr unsigned kHighBits = F - 4;
-  static constexpr LaneConstants kHighLanes{kHighBits};
-  const uint16_t* decode_;  // code -> four sorted nibbles
-};
-
-// As FixedSemiSortedCodec, for f = 18..24, whose buckets (68-92 bits) are
-// wider than a word: readers use it for those widths (cuckoo_kind.h),
-// budgets of about 18-25 bits/key. The high parts are matched two lanes to
-// a load (2(F-4) <= 40 bits, which a load at any bit offset holds), and the
-// code's table lookup is made only where a high part matches, as in the
-// word-sized codec (the run-time codec's wide match reads the table for
-// every bucket and shifts by run-time widths; docs/design/cuckoo.md).
-template <int F>
-class FixedWideSemiSortedCodec {
-  static_assert(F >= 18 && F <= 24, "wider than a word, high parts two to a load");
-
- public:
-  explicit FixedWideSemiSortedCodec(int /*fp_bits*/) : decode_(SemiSortedDecodeTable()) {}
-  static constexpr unsigned bucket_bits() { return 12 + 4 * (F - 4); }
-  static constexpr bool word_sized() { return false; }
-  uint64_t LoadWord(const char*, uint64_t) const { return 0; }  // never word-sized
-  bool WordContains(uint64_t, uint32_t) const { return false; }
+  // Any bucket; f = 18..24 (buckets of 68-92 bits) match their high parts
+  // two lanes to a load (2(F-4) <= 40 bits, which a load at any bit offset
+  // holds).
   SSTFILTER_ALWAYS_INLINE bool WideContains(const char* base, uint64_t bucket,
                                             uint32_t fp) const {
-    const uint64_t pos = bucket * bucket_bits();
-    const uint64_t high = (fp >> 4) * kPair.ones;
-    const uint64_t a = kPair.ZeroLanes(LoadBits(base, pos + 12, 2 * kHighBits) ^ high);
-    const uint64_t b = kPair.ZeroLanes(LoadBits(base, pos + 12 + 2 * kHighBits, 2 * kHighBits) ^ high);
-    // For an absent fp a high part matches with probability about
-    // 4 / 2^(F-4): the branch is predictable, the table lookup rare.
-    if (__builtin_expect((a | b) == 0, 1)) return false;
-    // Lane flags at bits h - 1 and 2h - 1 of each pair: slots 0, 1 in a,
-    // 2, 3 in b.
-    const unsigned high_match = static_cast<unsigned>(
-        ((a >> (kHighBits - 1)) & 1) | ((a >> (2 * kHighBits - 2)) & 2) |
-        ((b >> (kHighBits - 3)) & 4) | ((b >> (2 * kHighBits - 4)) & 8));
-    return (NibbleMatches(decode_[LoadBits(base, pos, 12)], fp) & high_match) != 0;
+    if constexpr (word_sized()) {
+      return WordContains(LoadWord(base, bucket), fp);
+    } else {
+      const uint64_t pos = bucket * bucket_bits();
+      const uint64_t high = (fp >> 4) * kPair.ones;
+      const uint64_t a = kPair.ZeroLanes(LoadBits(base, pos + 12, 2 * kHighBits) ^ high);
+      const uint64_t b =
+          kPair.ZeroLanes(LoadBits(base, pos + 12 + 2 * kHighBits, 2 * kHighBits) ^ high);
+      if (__builtin_expect((a | b) == 0, 1)) return false;
+      // Lane flags at bits h - 1 and 2h - 1 of each pair: slots 0, 1 in a,
+      // 2, 3 in b.
+      const unsigned high_match = static_cast<unsigned>(
+          ((a >> (kHighBits - 1)) & 1) | ((a >> (2 * kHighBits - 2)) & 2) |
+          ((b >> (kHighBits - 3)) & 4) | ((b >> (2 * kHighBits - 4)) & 8));
+      return (NibbleMatches(decode_[LoadBits(base, pos, 12)], fp) & high_match) != 0;
+    }
   }
 
  private:
   static constexpr unsigned kHighBits = F - 4;
+  static constexpr LaneConstants kHighLanes{kHighBits};  // zero when not word-sized
   static constexpr LaneConstants kPair{kHighBits, 2};
   const uint16_t* decode_;  // code -> four sorted nibbles
 };
