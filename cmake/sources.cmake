@@ -24,13 +24,15 @@ set(SSTFILTER_CORE_SOURCES
   plugin/filters/cuckoo_builder.cc
   plugin/filters/cuckoo_kind.cc
   plugin/filters/cuckoo_table.cc
-  plugin/filters/filter.cc
+  plugin/filters/filter_builder.cc
   plugin/filters/filter_spec.cc
   plugin/filters/fuse_builder.cc
   plugin/filters/fuse_kind.cc
   plugin/filters/fuse_peeler.cc
   plugin/filters/planner.cc
+  plugin/filters/reader_dispatch.cc
   plugin/filters/small_filter.cc
+  plugin/filters/small_filter_builder.cc
   plugin/dynamic/copy_counts.cc
   plugin/dynamic/dynamic_cuckoo.cc
   plugin/dynamic/dynamic_cuckoo_format.cc

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "filters/planner.h"
 #include "format/hash.h"
 #include "format/trailer.h"
 
@@ -135,15 +134,6 @@ void AppendBloomFilter(const BloomShape& shape, const std::vector<uint64_t>& has
   trailer.kind = kBloomKind;
   trailer.param_a = static_cast<uint8_t>(probes);
   AppendTrailer(trailer, start, dst);
-}
-
-BloomBuilder::BloomBuilder(double bits_per_key, BloomSizing sizing)
-    : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
-      sizing_(sizing),
-      probes_(BloomProbes(bits_per_key_)) {}
-
-FilterPlan BloomBuilder::Plan(size_t num_keys) const {
-  return PlanBloom(num_keys, bits_per_key_, sizing_);
 }
 
 bool BloomReader::ValidShape(size_t payload_size, int probes) {

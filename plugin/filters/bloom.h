@@ -79,27 +79,10 @@ double BloomShapeFpr(const BloomShape& shape, size_t num_keys);
 void AppendBloomFilter(const BloomShape& shape, const std::vector<uint64_t>& hashes,
                        std::string* dst);
 
-class BloomBuilder : public FilterBuilder {
- public:
-  // Requires kMinBitsPerKey <= bits_per_key <= kMaxBitsPerKey (the engine
-  // adapters validate user input; this is clamped defensively, NaN to the
-  // minimum).
-  explicit BloomBuilder(double bits_per_key,
-                        BloomSizing sizing = BloomSizing::kWholeLines);
-
-  FilterPlan Plan(size_t num_keys) const override;  // PlanBloom (planner.h)
-  int probes() const { return probes_; }
-
- private:
-  double bits_per_key_;
-  BloomSizing sizing_;
-  int probes_;
-};
-
 class BloomReader final : public FilterReader {
  public:
   // True if a payload of `payload_size` bytes probed `probes` times is a
-  // shape BloomBuilder can produce.
+  // shape BloomBuilder (bloom_kind.h) can produce.
   static bool ValidShape(size_t payload_size, int probes);
 
   // Requires ValidShape(payload_size, probes). `payload` is followed by at

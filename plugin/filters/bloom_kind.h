@@ -1,5 +1,6 @@
 // The cache-local Bloom filter's registration (filter_kind.h says what a
-// descriptor holds; kinds.h lists it).
+// descriptor holds; kinds.h lists it), and a builder of Bloom filters
+// alone.
 
 #pragma once
 
@@ -9,13 +10,12 @@
 #include "filters/bloom.h"
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
-#include "filters/planner.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
 
 struct BloomDescriptor {
-  // FilterType::kBloom (filter_spec.h).
+  // FilterType::kBloom (filter_type.h).
   static constexpr FilterTypeInfo kTypes[] = {
       {"bloom", "sstfilter's cache-local Bloom", kMinBitsPerKey, kMaxBitsPerKey}};
   static constexpr FilterKind kKinds[] = {kBloomKind};
@@ -40,6 +40,27 @@ struct BloomDescriptor {
                    const Layout& /*layout*/, Fn& fn) {
     return fn(BloomReader(payload, payload_size, trailer.param_a));
   }
+};
+
+// A builder that writes a Bloom filter of its budget, whatever the key
+// count (no small form, no other kind): for tests and tools that measure
+// Bloom itself, and for exact byte budgets (BloomSizing::kExactBytes).
+class BloomBuilder : public FilterBuilder {
+ public:
+  // Requires kMinBitsPerKey <= bits_per_key <= kMaxBitsPerKey (the engine
+  // adapters validate user input; this is clamped defensively, NaN to the
+  // minimum).
+  explicit BloomBuilder(double bits_per_key, BloomSizing sizing = BloomSizing::kWholeLines)
+      : bits_per_key_(ClampBitsPerKey(bits_per_key, kMinBitsPerKey, kMaxBitsPerKey)),
+        sizing_(sizing) {}
+
+  FilterPlan Plan(size_t num_keys) const override {
+    return PlanBloom(num_keys, bits_per_key_, sizing_);
+  }
+
+ private:
+  double bits_per_key_;
+  BloomSizing sizing_;
 };
 
 }  // namespace sstfilter

@@ -10,7 +10,7 @@
 #include "filters/burr_reader.h"
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
-#include "filters/filter_spec.h"
+#include "filters/filter_type.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

@@ -9,8 +9,8 @@
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
 #include "filters/burr_kind.h"
+#include "filters/filter_plan.h"
 #include "filters/fuse_kind.h"
-#include "filters/planner.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

@@ -10,7 +10,7 @@
 #include "filters/cuckoo_kind.h"
 #include "filters/cuckoo_stash.h"
 #include "filters/cuckoo_table.h"
-#include "filters/planner.h"
+#include "filters/filter_plan.h"
 #include "format/coding.h"
 
 namespace sstfilter {

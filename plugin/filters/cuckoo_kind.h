@@ -11,7 +11,7 @@
 #include "filters/cuckoo_reader.h"
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
-#include "filters/filter_spec.h"
+#include "filters/filter_type.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

@@ -11,6 +11,11 @@
 // The one guarantee that matters: a hash that was added before Finish makes
 // MayMatch return true on the finished bytes. Everything doubtful (unknown
 // format, damage, truncation) is answered "may match", never "no".
+//
+// The interface sits below every kind; what it does is defined above
+// them: FilterBuilder's members over the planner (filter_builder.cc),
+// NewFilterReader and FilterMayMatch over the registered kinds' readers
+// (reader_dispatch.cc).
 
 #pragma once
 
@@ -110,8 +115,9 @@ class FilterReader {
 
   // results[i] = MayMatch(hashes[i]) for i < n. Implementations prefetch
   // all the memory the batch will touch before probing any of it.
-  virtual void MayMatchBatch(size_t n, const uint64_t* hashes,
-                             bool* results) const;
+  virtual void MayMatchBatch(size_t n, const uint64_t* hashes, bool* results) const {
+    for (size_t i = 0; i < n; ++i) results[i] = MayMatch(hashes[i]);
+  }
 
  protected:
   // Concrete readers are small values: adapters copy them into their own

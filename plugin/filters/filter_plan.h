@@ -1,6 +1,7 @@
 // What the planner (planner.h) decided for one filter: its kind, size,
 // expected FPR and shape. A plain value, the same for every kind: the
 // kind's own shape is kept as bytes that only that kind reads back.
+// Also the Bloom plan (PlanBloom), which every kind may fall back to.
 
 #pragma once
 
@@ -54,5 +55,18 @@ struct FilterPlan {
   alignas(8) unsigned char shape_[kMaxShapeBytes] = {};
   const char* shape_tag_ = nullptr;
 };
+
+// The plan of a cache-local Bloom filter of `bits_per_key` (taken as
+// ClampBitsPerKey does, within [kMinBitsPerKey, kMaxBitsPerKey]): the
+// Bloom kind's own, and the one every other kind's plan falls back to, so
+// it sits here, below the kinds, rather than in the planner above them.
+inline FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing) {
+  FilterPlan plan;
+  plan.kind = kBloomKind;
+  plan.bloom = BloomShapeFor(num_keys, bits_per_key, sizing);
+  plan.bytes = plan.bloom.payload_bytes + kTrailerSize;
+  plan.expected_fpr = BloomShapeFpr(plan.bloom, num_keys);
+  return plan;
+}
 
 }  // namespace sstfilter

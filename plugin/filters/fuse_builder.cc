@@ -7,11 +7,11 @@
 
 #include "filters/fuse_filter.h"
 #include "filters/cuckoo_kind.h"
+#include "filters/filter_plan.h"
 #include "filters/fuse_hashing.h"
 #include "filters/fuse_kind.h"
 #include "filters/fuse_peeler.h"
 #include "filters/fuse_test_seam.h"
-#include "filters/planner.h"
 #include "format/coding.h"
 #include "format/trailer.h"
 

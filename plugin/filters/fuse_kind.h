@@ -8,7 +8,7 @@
 
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
-#include "filters/filter_spec.h"
+#include "filters/filter_type.h"
 #include "filters/fuse_filter.h"
 #include "filters/fuse_reader.h"
 #include "format/trailer.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "filters/filter_spec.h"
 #include "filters/kinds.h"
 #include "filters/small_filter.h"
 
@@ -21,15 +22,6 @@ double BitsPerKeyOfBytes(size_t payload_bytes, size_t num_keys) {
 }
 
 }  // namespace
-
-FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing) {
-  FilterPlan plan;
-  plan.kind = kBloomKind;
-  plan.bloom = BloomShapeFor(num_keys, bits_per_key, sizing);
-  plan.bytes = plan.bloom.payload_bytes + kTrailerSize;
-  plan.expected_fpr = BloomShapeFpr(plan.bloom, num_keys);
-  return plan;
-}
 
 FilterPlan PlanFilter(const FilterSpec& spec, size_t num_keys) {
   FilterPlan plan;

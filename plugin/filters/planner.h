@@ -32,14 +32,10 @@
 
 #include "filters/bits_per_key.h"
 #include "filters/filter_plan.h"
-#include "filters/filter_spec.h"
+#include "filters/filter_type.h"
 #include "format/trailer.h"
 
 namespace sstfilter {
-
-// A cache-local Bloom filter of `bits_per_key` (taken as ClampBitsPerKey
-// does, within [kMinBitsPerKey, kMaxBitsPerKey]).
-FilterPlan PlanBloom(size_t num_keys, double bits_per_key, BloomSizing sizing);
 
 // The plan of spec.type at spec.bits_per_key: its kind's (filter_kind.h),
 // or for a type no kind registered a Bloom filter's. The small form is not

@@ -2,9 +2,10 @@
 //
 // WithFilterReader parses and checks the bytes once and hands a reader of
 // the exact (final) type to a callback, so that callers can keep it by
-// value and probe without a virtual call: NewFilterReader (filter.cc),
-// FilterMayMatch, and the RocksDB adapter, which wraps each type in its
-// own FilterBitsReader. The version-1 kinds are the registry's (kinds.h):
+// value and probe without a virtual call: NewFilterReader and
+// FilterMayMatch (filter.h, defined in reader_dispatch.cc), and the
+// RocksDB adapter, which wraps each type in its own FilterBitsReader.
+// The version-1 kinds are the registry's (kinds.h):
 // the kind whose descriptor claims the trailer's kind byte parses the
 // payload and picks its reader type (filter_kind.h). Small filters get
 // SmallReader.

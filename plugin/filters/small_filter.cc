@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "filters/reader_dispatch.h"
 #include "format/bits.h"
 #include "format/coding.h"
 #include "format/hash.h"
@@ -65,12 +64,6 @@ inline unsigned SelectBit(uint64_t x, uint64_t r) {
   return 8 * byte + static_cast<unsigned>(__builtin_ctzll(bits));
 }
 
-void SetBits(char* base, uint64_t pos, uint64_t value, unsigned width) {
-  for (unsigned b = 0; b < width; ++b, ++pos) {
-    if ((value >> b) & 1) base[pos >> 3] = static_cast<char>(base[pos >> 3] | (1 << (pos & 7)));
-  }
-}
-
 }  // namespace
 
 size_t SmallTrailerSize(size_t num_keys) {
@@ -122,34 +115,6 @@ double SmallExpectedFpr(size_t num_keys, size_t filter_bytes) {
   SmallLayout layout;
   if (!SmallLayoutFor(num_keys, filter_bytes, &layout)) return 1;
   return static_cast<double>(num_keys) / static_cast<double>(layout.range);
-}
-
-bool AppendSmallFilter(const std::vector<uint64_t>& hashes, size_t filter_bytes,
-                       std::string* dst) {
-  std::vector<uint64_t> sorted(hashes);
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  SmallLayout layout;
-  if (!SmallLayoutFor(sorted.size(), filter_bytes, &layout)) return false;
-  const size_t start = dst->size();
-  dst->append(filter_bytes, '\0');
-  char* out = &(*dst)[start];
-  const unsigned k = layout.low_bits;
-  // FastRange64 is monotone, so sorted hashes give sorted fingerprints
-  // (equal ones stay, as repeated entries of one bucket).
-  for (uint64_t i = 0; i < sorted.size(); ++i) {
-    const uint64_t v = FastRange64(sorted[i], layout.range);
-    SetBits(out, (v >> k) + i, 1, 1);
-    SetBits(out, layout.bitmap_bits + i * k, v & LowMask(k), k);
-  }
-  SealSmallFilter(out, filter_bytes, sorted.size());
-  // The format's rule: a small filter never looks like a version-1 one.
-  ParsedFilter v1;
-  if (ParseVersion1Filter(out, filter_bytes, &v1, ChecksumCheck::kEngineVerified)) {
-    dst->resize(start);
-    return false;
-  }
-  return true;
 }
 
 bool ParseSmallFilter(const char* data, size_t size, SmallLayout* layout) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "filters/bloom_kind.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/fuse_filter.h"
 #include "filters/fuse_hashing.h"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "filters/filter_spec.h"
 #include "filters/reader_dispatch.h"
 #include "filters/small_filter.h"
 #include "format/hash.h"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "filters/bloom.h"
+#include "filters/bloom_kind.h"
 #include "filters/cuckoo_filter.h"
 #include "filters/fuse_filter.h"
 #include "filters/fuse_test_seam.h"

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "filters/bloom.h"
+#include "filters/bloom_kind.h"
 #include "filters/burr_filter.h"
 #include "filters/filter_spec.h"
 #include "filters/burr_kind.h"
