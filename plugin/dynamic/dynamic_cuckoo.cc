@@ -39,7 +39,7 @@ const char* DynamicStatusName(DynamicStatus s) {
   return "Unknown";
 }
 
-DynamicCuckooFilter::DynamicCuckooFilter() : rep_(new Rep) {}
+DynamicCuckooFilter::DynamicCuckooFilter() : rep_(new dynamic_cuckoo::FilterRep) {}
 DynamicCuckooFilter::~DynamicCuckooFilter() = default;
 
 DynamicStatus DynamicCuckooFilter::Create(const DynamicCuckooOptions& options,
@@ -78,7 +78,7 @@ DynamicStatus DynamicCuckooFilter::InsertHash(uint64_t hash) {
 
 DynamicStatus DynamicCuckooFilter::EraseHash(uint64_t hash) {
   if (growing_ == nullptr) return DynamicStatus::kReadOnly;
-  Rep& r = *rep_;
+  dynamic_cuckoo::FilterRep& r = *rep_;
   if (r.options.checked) {
     auto it = r.exact.find(hash);
     if (it == r.exact.end()) return DynamicStatus::kNotFound;

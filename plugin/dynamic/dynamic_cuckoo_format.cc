@@ -58,7 +58,7 @@ bool LoadExact(ByteReader* c, const DynamicCuckooFilter& f, uint64_t size,
 }  // namespace
 
 void DynamicCuckooFilter::Save(std::string* out) const {
-  const Rep& r = *rep_;
+  const dynamic_cuckoo::FilterRep& r = *rep_;
   if (r.legacy != nullptr) {
     out->append(r.legacy->bytes());
     return;
@@ -80,7 +80,7 @@ DynamicStatus DynamicCuckooFilter::Load(std::string_view bytes,
   const uint8_t version = static_cast<uint8_t>(bytes[4]);
   if (std::memcmp(bytes.data(), dynamic_cuckoo::kFileMagic, 4) != 0) return kCorrupt;
   std::unique_ptr<DynamicCuckooFilter> f(new DynamicCuckooFilter);
-  Rep& r = *f->rep_;
+  dynamic_cuckoo::FilterRep& r = *f->rep_;
   size_t used = 0;
   uint64_t size = 0;
   if (version == dynamic_cuckoo::kGrowingVersion) {

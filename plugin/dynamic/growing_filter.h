@@ -61,7 +61,7 @@
 
 #include "dynamic/copy_counts.h"
 #include "dynamic/growing_table.h"
-#include "sstfilter/dynamic_cuckoo.h"
+#include "sstfilter/dynamic_options.h"
 
 namespace sstfilter {
 namespace dynamic_cuckoo {

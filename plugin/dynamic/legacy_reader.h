@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sstfilter/dynamic_cuckoo.h"
+#include "sstfilter/dynamic_options.h"
 
 namespace sstfilter {
 namespace dynamic_cuckoo {

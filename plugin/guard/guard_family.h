@@ -95,7 +95,7 @@ class GuardFamily {
   bool FinishRepresize(std::unique_ptr<DynamicCuckooFilter> fresh);
   void AbandonLog();
   // Keys plus deletes since the filter was built reach the size at which it
-  // wants rebuilding (GuardedDB::Impl::RepresizeAt): a hint, read without
+  // wants rebuilding (guard_internal::Impl::RepresizeAt): a hint, read without
   // the lock.
   bool WantsRepresize() const {
     return filter_->Size() + deletes_.load(std::memory_order_relaxed) >=

@@ -9,16 +9,16 @@ namespace {
 constexpr double kGuardOpenFprShare = 0.5;
 }  // namespace
 
-GuardedDB::Impl::Impl(GuardOptions guard, std::string db_path)
+guard_internal::Impl::Impl(GuardOptions guard, std::string db_path)
     : options(std::move(guard)),
       guard_file(options.guard_file.empty() ? db_path + "/SSTFILTER-GUARD" : options.guard_file) {
   tables_.push_back(std::make_unique<Table>());
   table_.store(tables_.back().get(), std::memory_order_release);
 }
 
-GuardedDB::Impl::~Impl() { StopRepresize(/*forever=*/true); }
+guard_internal::Impl::~Impl() { StopRepresize(/*forever=*/true); }
 
-void GuardedDB::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
+void guard_internal::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
   std::lock_guard<std::mutex> lock(admin_mu_);
   auto next = std::make_unique<Table>(*table());
   if (next->guard.size() <= id) next->guard.resize(id + 1, nullptr);
@@ -29,7 +29,7 @@ void GuardedDB::Impl::Publish(uint32_t id, std::unique_ptr<GuardFamily> guard) {
   tables_.push_back(std::move(next));
 }
 
-std::vector<GuardFamily*> GuardedDB::Impl::Families() const {
+std::vector<GuardFamily*> guard_internal::Impl::Families() const {
   std::vector<GuardFamily*> out;
   for (GuardFamily* g : table()->guard) {
     if (g != nullptr) out.push_back(g);
@@ -37,13 +37,13 @@ std::vector<GuardFamily*> GuardedDB::Impl::Families() const {
   return out;
 }
 
-bool GuardedDB::Impl::Guards(const std::string& name) const {
+bool guard_internal::Impl::Guards(const std::string& name) const {
   return options.column_families.empty() ||
          std::find(options.column_families.begin(), options.column_families.end(), name) !=
              options.column_families.end();
 }
 
-rocksdb::Status GuardedDB::Impl::NewFilter(uint64_t capacity,
+rocksdb::Status guard_internal::Impl::NewFilter(uint64_t capacity,
                                            std::unique_ptr<DynamicCuckooFilter>* out) const {
   DynamicCuckooOptions o;
   o.target_fpr = options.target_fpr;
@@ -78,32 +78,32 @@ size_t ThreadSlot() {
 }
 }  // namespace
 
-void GuardedDB::Impl::CountRuledOut(uint64_t n) {
+void guard_internal::Impl::CountRuledOut(uint64_t n) {
   ruled_out_[ThreadSlot() % kCounters].n.fetch_add(n, std::memory_order_relaxed);
 }
 
-uint64_t GuardedDB::Impl::RuledOut() const {
+uint64_t guard_internal::Impl::RuledOut() const {
   uint64_t sum = 0;
   for (const Counter& c : ruled_out_) sum += c.n.load(std::memory_order_relaxed);
   return sum;
 }
 
-std::shared_ptr<GuardHook> GuardedDB::Impl::NewHook() {
+std::shared_ptr<GuardHook> guard_internal::Impl::NewHook() {
   std::lock_guard<std::mutex> lock(admin_mu_);
   hooks_.push_back(std::make_shared<GuardHook>());
   return hooks_.back();
 }
 
-void GuardedDB::Impl::AttachHook(GuardHook* hook, GuardFamily* g) {
+void guard_internal::Impl::AttachHook(GuardHook* hook, GuardFamily* g) {
   hook->Attach(
       g, [](void* arg, GuardFamily* family) {
-        auto* impl = static_cast<GuardedDB::Impl*>(arg);
+        auto* impl = static_cast<guard_internal::Impl*>(arg);
         impl->MaybeRepresize(impl->db_, family);
       },
       this);
 }
 
-void GuardedDB::Impl::DetachHooks() {
+void guard_internal::Impl::DetachHooks() {
   std::lock_guard<std::mutex> lock(admin_mu_);
   for (const auto& hook : hooks_) hook->Detach();
 }
@@ -112,10 +112,10 @@ namespace {
 thread_local int own_ingestions = 0;
 }  // namespace
 
-GuardedDB::Impl::IngestScope::IngestScope() { ++own_ingestions; }
-GuardedDB::Impl::IngestScope::~IngestScope() { --own_ingestions; }
+guard_internal::Impl::IngestScope::IngestScope() { ++own_ingestions; }
+guard_internal::Impl::IngestScope::~IngestScope() { --own_ingestions; }
 
-void GuardedDB::Impl::OnIngested(const std::string& cf_name) {
+void guard_internal::Impl::OnIngested(const std::string& cf_name) {
   unfollowed_.store(true, std::memory_order_release);
   if (own_ingestions > 0) return;
   for (GuardFamily* g : Families()) {

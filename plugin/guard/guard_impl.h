@@ -3,8 +3,6 @@
 
 #pragma once
 
-#include <sstfilter/guarded_db.h>
-
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -13,13 +11,19 @@
 #include <thread>
 #include <vector>
 
+#include <rocksdb/db.h>
+
 #include "format/hash.h"
 #include "guard/guard_family.h"
 #include "guard/guard_hook.h"
+#include "sstfilter/guard_options.h"
 
 namespace sstfilter {
+namespace guard_internal {
 
-struct GuardedDB::Impl {
+// GuardedDB points to it (GuardedDB::Impl); a struct of its own, not a
+// member type, so that it needs only the options, not the class.
+struct Impl {
   Impl(GuardOptions guard, std::string db_path);
   ~Impl();
 
@@ -183,4 +187,5 @@ struct GuardedDB::Impl {
   std::atomic<uint64_t> represize_peak_bytes_{0};
 };
 
+}  // namespace guard_internal
 }  // namespace sstfilter

@@ -30,6 +30,7 @@
 
 #include <rocksdb/iterator.h>
 #include <rocksdb/snapshot.h>
+#include <sstfilter/guarded_db.h>
 
 #include "guard/guard_impl.h"
 #include "guard/guard_restart.h"
@@ -106,7 +107,7 @@ rocksdb::Status ScanSnapshotInto(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* h
   return insert();
 }
 
-rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFamily* g) {
+rocksdb::Status RepresizeFamily(rocksdb::DB* db, guard_internal::Impl* impl, GuardFamily* g) {
   const auto start = Clock::now();
   const std::atomic<bool>& stop = impl->represize_stop();
   const rocksdb::Snapshot* snapshot = nullptr;
@@ -182,24 +183,24 @@ rocksdb::Status RepresizeFamily(rocksdb::DB* db, GuardedDB::Impl* impl, GuardFam
 
 }  // namespace
 
-uint64_t GuardedDB::Impl::RepresizeAt(uint64_t keys) const {
+uint64_t guard_internal::Impl::RepresizeAt(uint64_t keys) const {
   if (!options.background_represize) return UINT64_MAX;
   return std::max(2 * keys, options.min_planned_keys);
 }
 
-void GuardedDB::Impl::HoldRepresizeBytes(uint64_t bytes) {
+void guard_internal::Impl::HoldRepresizeBytes(uint64_t bytes) {
   represize_bytes_.store(bytes, std::memory_order_relaxed);
   if (bytes > represize_peak_bytes_.load(std::memory_order_relaxed)) {
     represize_peak_bytes_.store(bytes, std::memory_order_relaxed);
   }
 }
 
-void GuardedDB::Impl::CountRepresize(double seconds) {
+void guard_internal::Impl::CountRepresize(double seconds) {
   represizes_.fetch_add(1, std::memory_order_relaxed);
   represize_micros_.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
 }
 
-void GuardedDB::Impl::MaybeRepresize(rocksdb::DB* db, GuardFamily* g) {
+void guard_internal::Impl::MaybeRepresize(rocksdb::DB* db, GuardFamily* g) {
   if (!options.background_represize || !g->WantsRepresize() ||
       represize_busy_.load(std::memory_order_acquire)) {
     return;
@@ -226,12 +227,12 @@ void GuardedDB::Impl::MaybeRepresize(rocksdb::DB* db, GuardFamily* g) {
   });
 }
 
-rocksdb::Status GuardedDB::Impl::RepresizeNow(rocksdb::DB* db, GuardFamily* g) {
+rocksdb::Status guard_internal::Impl::RepresizeNow(rocksdb::DB* db, GuardFamily* g) {
   std::lock_guard<std::mutex> run(represize_run_mu_);
   return RepresizeFamily(db, this, g);
 }
 
-void GuardedDB::Impl::StopRepresize(bool forever) {
+void guard_internal::Impl::StopRepresize(bool forever) {
   std::lock_guard<std::mutex> lock(represize_start_mu_);
   if (forever) represize_closed_.store(true, std::memory_order_release);
   represize_stop_.store(true, std::memory_order_release);
@@ -241,7 +242,7 @@ void GuardedDB::Impl::StopRepresize(bool forever) {
   represize_stop_.store(false, std::memory_order_release);
 }
 
-void GuardedDB::Impl::WaitForRepresize() {
+void guard_internal::Impl::WaitForRepresize() {
   std::lock_guard<std::mutex> lock(represize_start_mu_);
   if (represize_thread_.joinable()) represize_thread_.join();
 }

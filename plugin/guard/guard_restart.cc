@@ -103,7 +103,7 @@ rocksdb::ColumnFamilyHandle* OwnHandle(rocksdb::DB* db, rocksdb::ColumnFamilyHan
 
 }  // namespace
 
-rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
+rocksdb::Status NewGuardFamily(rocksdb::DB* db, guard_internal::Impl* impl,
                                rocksdb::ColumnFamilyHandle* handle, bool scan,
                                std::unique_ptr<GuardFamily>* out) {
   // A rebuild first collects the keys' hashes (8 bytes a key, for the
@@ -165,7 +165,7 @@ rocksdb::Status NewGuardFamily(rocksdb::DB* db, GuardedDB::Impl* impl,
   return rocksdb::Status::OK();
 }
 
-rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
+rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, guard_internal::Impl* impl,
                                     const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
   rocksdb::Env* env = db->GetEnv();
   std::string bytes, why;
@@ -233,7 +233,7 @@ rocksdb::Status LoadOrRebuildGuards(rocksdb::DB* db, GuardedDB::Impl* impl,
   return rocksdb::Status::OK();
 }
 
-rocksdb::Status SaveGuards(rocksdb::DB* db, GuardedDB::Impl* impl) {
+rocksdb::Status SaveGuards(rocksdb::DB* db, guard_internal::Impl* impl) {
   GuardFileContents c;
   // The hooks followed every write of the guarded families. A session that
   // ingested saves no guard: the next Open rebuilds.

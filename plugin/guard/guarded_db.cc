@@ -19,7 +19,7 @@ namespace {
 // The DB calls it only while open, and GuardedDB's Impl outlives that.
 class IngestionListener : public rocksdb::EventListener {
  public:
-  explicit IngestionListener(GuardedDB::Impl* impl) : impl_(impl) {}
+  explicit IngestionListener(guard_internal::Impl* impl) : impl_(impl) {}
   const char* Name() const override { return "sstfilter.GuardIngestionListener"; }
   void OnExternalFileIngested(rocksdb::DB*,
                               const rocksdb::ExternalFileIngestionInfo& info) override {
@@ -27,7 +27,7 @@ class IngestionListener : public rocksdb::EventListener {
   }
 
  private:
-  GuardedDB::Impl* impl_;
+  guard_internal::Impl* impl_;
 };
 
 rocksdb::Status Unguardable(const std::string& name) {

@@ -25,7 +25,7 @@ namespace {
 
 // Adds the keys an ingestion will make visible. Precondition: the ingest
 // gate is held.
-Status GuardIngestedKeys(rocksdb::DB* db, GuardedDB::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
+Status GuardIngestedKeys(rocksdb::DB* db, guard_internal::Impl* impl, rocksdb::ColumnFamilyHandle* cf,
                          const std::vector<std::string>& files) {
   GuardFamily* g = impl->Lookup(cf->GetID());
   if (g == nullptr || !g->enabled()) return Status::OK();

@@ -20,7 +20,7 @@ bool Bypass(const rocksdb::ReadOptions& ro) {
 }
 
 // True if the guard proves the key absent.
-bool IsRuledOut(const GuardedDB::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
+bool IsRuledOut(const guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
               const rocksdb::Slice& key) {
   const GuardFamily* g = impl.GuardOf(cf);
   return g != nullptr && !g->MayContainHash(KeyHash(key));
@@ -80,7 +80,7 @@ namespace {
 // go to the DB in one call (in their original order, so sorted input stays
 // sorted). `call` does that DB call on compacted arrays.
 template <typename Call>
-void SplitMultiGet(const GuardedDB::Impl& impl, size_t n, rocksdb::ColumnFamilyHandle* const* cfs,
+void SplitMultiGet(const guard_internal::Impl& impl, size_t n, rocksdb::ColumnFamilyHandle* const* cfs,
                    bool one_cf, const rocksdb::Slice* keys, rocksdb::PinnableSlice* values,
                    std::string* timestamps, rocksdb::Status* statuses, uint64_t* ruled_out,
                    const Call& call) {

@@ -2,8 +2,6 @@
 
 #include <cstring>
 
-#include "rocksdb_adapter/bits_adapter.h"
-
 namespace sstfilter {
 namespace {
 
@@ -28,11 +26,6 @@ const std::shared_ptr<const rocksdb::FilterPolicy>& BuiltinPolicy() {
   static const auto* policy =
       new std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(10));
   return *policy;
-}
-
-rocksdb::FilterBitsReader* NewBuiltinFamilyReader(const rocksdb::Slice& contents) {
-  if (HasBuiltinGuard(contents)) return NewBitsReader(WithoutBuiltinGuard(contents));
-  return BuiltinPolicy()->GetFilterBitsReader(contents);
 }
 
 }  // namespace sstfilter

@@ -16,8 +16,9 @@
 // reader answers "may match" for every key without reading further. That
 // meaning is the built-in legacy format's own, not a reserved value, so a
 // later RocksDB cannot give it to a new format without misreading old
-// files. Our reader takes bytes that end in the guard as ours and hands
-// anything else to RocksDB's own built-in reader. docs/policy_switches.md
+// files. Our reader (SstFilterPolicy::GetFilterBitsReader) takes bytes
+// that end in the guard as ours and hands anything else to RocksDB's own
+// built-in reader. docs/policy_switches.md
 // and docs/design/rocksdb_integration.md weigh the choice.
 
 #pragma once
@@ -47,9 +48,5 @@ rocksdb::Slice WithoutBuiltinGuard(const rocksdb::Slice& contents);
 // Bloom, FastLocalBloom, Ribbon) and whose CompatibilityName() is the
 // built-in family's. One instance, shared.
 const std::shared_ptr<const rocksdb::FilterPolicy>& BuiltinPolicy();
-
-// The reader for a filter block found under the built-in family's name:
-// ours (guard stripped) or RocksDB's built-in reader for anything else.
-rocksdb::FilterBitsReader* NewBuiltinFamilyReader(const rocksdb::Slice& contents);
 
 }  // namespace sstfilter

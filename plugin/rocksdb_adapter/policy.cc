@@ -228,8 +228,11 @@ rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
 rocksdb::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
     const rocksdb::Slice& contents) const {
   ReceivedFrom(this);
-  if (compat_ == Compat::kBuiltin) return NewBuiltinFamilyReader(contents);
-  return NewBitsReader(contents);
+  if (compat_ != Compat::kBuiltin) return NewBitsReader(contents);
+  // A filter block under the built-in family's name: ours (the guard
+  // stripped) or RocksDB's built-in reader for anything else.
+  if (HasBuiltinGuard(contents)) return NewBitsReader(WithoutBuiltinGuard(contents));
+  return BuiltinPolicy()->GetFilterBitsReader(contents);
 }
 
 }  // namespace sstfilter

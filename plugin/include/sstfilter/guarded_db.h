@@ -95,60 +95,13 @@
 #include <rocksdb/utilities/stackable_db.h>
 #include <rocksdb/version.h>
 
+#include "sstfilter/guard_options.h"
+
 namespace sstfilter {
 
-struct GuardOptions {
-  // The guard's false-positive rate, kept at every size (0 < fpr < 0.5).
-  double target_fpr = 0.001;
-  // Column families to guard, by name; empty guards every family,
-  // including those created later.
-  std::vector<std::string> column_families;
-  // Where the guard is saved; empty: "<db path>/SSTFILTER-GUARD".
-  std::string guard_file;
-  // Rebuild progress on stderr.
-  bool report_progress = true;
-  // A family's filter is planned for at least this many keys: a smaller
-  // family's fingerprints are sized for growth up to here, so that it grows
-  // without losing FPR or rebuilding. At most 2^40.
-  uint64_t min_planned_keys = uint64_t{1} << 20;
-  // Each time a family's entries, plus the deletes since its filter was
-  // built (at open, or by the last re-presize), reach twice the keys it was
-  // built for, and at least min_planned_keys, rebuild the filter for the
-  // keys the DB holds then, from a snapshot scan on a background thread,
-  // and swap it in: a grown filter spends more bits per key than one sized
-  // for its keys, and the rebuild drops deleted keys' stale entries
-  // (docs/design/key_guard_lifecycle.md). Reads never block; writes of new keys wait
-  // only while its last few thousand are replayed. It costs a scan of the
-  // family and, while it runs, a second filter. RepresizeGuard runs one on
-  // demand.
-  bool background_represize = true;
-};
-
-struct GuardStats {
-  uint64_t ruled_out = 0;       // reads answered NotFound/false by the guard
-  uint64_t keys = 0;            // entries in the guards (stale ones included)
-  uint64_t memory_bytes = 0;    // filter bytes over every guarded family, and
-                                // what a running re-presize holds (below)
-  uint64_t guard_errors = 0;    // guards switched off: a key refused (full),
-                                // or an entry the hook could not read
-  uint64_t disabled_families = 0;  // guards switched off until the next Open
-  // Open decides per guarded family: loaded from the saved guard, or rebuilt
-  // from a scan of that family. Both are true when the saved file was usable
-  // but held no valid filter for some family (created since, say): those
-  // families were rebuilt, the others loaded. A rebuild of the whole DB
-  // (the file missing or not matching) rebuilds every guarded family.
-  bool loaded = false;
-  bool rebuilt = false;
-  uint64_t rebuilt_keys = 0;    // keys scanned, over the rebuilt families
-  double rebuild_seconds = 0;
-  std::string rebuild_reason;   // why the saved guard was not used (the last
-                                // rebuilt family's reason)
-  uint64_t represizes = 0;      // filters rebuilt and swapped in since Open
-  double represize_seconds = 0;
-  // The most a re-presize since Open held at once beyond the guards'
-  // filters: the filter it built.
-  uint64_t represize_peak_bytes = 0;
-};
+namespace guard_internal {
+struct Impl;  // GuardedDB's state (plugin/guard/guard_impl.h)
+}  // namespace guard_internal
 
 class GuardedDB : public rocksdb::StackableDB {
  public:
@@ -287,7 +240,7 @@ class GuardedDB : public rocksdb::StackableDB {
       const std::vector<rocksdb::ColumnFamilyHandle*>& cfs) override;
   rocksdb::Status DestroyColumnFamilyHandle(rocksdb::ColumnFamilyHandle* cf) override;
 
-  struct Impl;  // (plugin/guard/guard_*.h)
+  using Impl = guard_internal::Impl;
 
  private:
   GuardedDB(rocksdb::DB* db, std::unique_ptr<Impl> impl);
