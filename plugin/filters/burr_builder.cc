@@ -8,6 +8,7 @@
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
 #include "filters/burr_reader.h"
+#include "format/bits.h"
 #include "format/coding.h"
 #include "format/trailer.h"
 
@@ -111,19 +112,13 @@ SSTFILTER_ALWAYS_INLINE void SolveLayer(const BurrBandedLayer& layer, uint64_t n
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("popcnt"))) void SolveWithPopcnt(const BurrBandedLayer& layer,
-                                                       uint64_t narrow_blocks, int columns,
-                                                       char* out) {
+SSTFILTER_TARGET_POPCNT void SolveWithPopcnt(const BurrBandedLayer& layer,
+                                             uint64_t narrow_blocks, int columns, char* out) {
   SolveLayer<true>(layer, narrow_blocks, columns, out);
 }
-#endif
 
 void Solve(const BurrBandedLayer& layer, uint64_t narrow_blocks, int columns, char* out) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool popcnt = __builtin_cpu_supports("popcnt");
-  if (popcnt) return SolveWithPopcnt(layer, narrow_blocks, columns, out);
-#endif
+  if (CpuHasPopcnt()) return SolveWithPopcnt(layer, narrow_blocks, columns, out);
   SolveLayer<false>(layer, narrow_blocks, columns, out);
 }
 

@@ -56,6 +56,7 @@ struct BurrDescriptor {
   template <typename Fn>
   static auto Read(const Trailer& /*trailer*/, const char* /*payload*/, size_t /*payload_size*/,
                    const Layout& layout, Fn& fn) {
+    if (CpuHasPopcnt()) return fn(BurrPopcntReader(layout));
     return fn(BurrReader(layout));
   }
 };

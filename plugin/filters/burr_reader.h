@@ -10,6 +10,7 @@
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
 #include "filters/filter.h"
+#include "format/bits.h"
 #include "format/coding.h"
 #include "format/trailer.h"
 
@@ -53,12 +54,22 @@ struct BurrLayout {
 // tests (a pass over every start).
 double BurrLayoutFpr(const BurrLayout& layout);
 
-class BurrReader final : public FilterReader {
+// The reader, in two builds of the same code: BurrReader for any x86-64,
+// and BurrPopcntReader, whose queries are compiled for CPUs with POPCNT
+// (a column's parity is then one instruction, not a fold of about eight,
+// and a query checks four columns or more). BurrDescriptor::Read picks the
+// one the CPU runs (CpuHasPopcnt); both answer alike on the same bytes.
+template <bool kPopcnt>
+class BasicBurrReader final : public FilterReader {
  public:
   // Requires BurrDescriptor::Parse to have accepted the bytes.
-  explicit BurrReader(const BurrLayout& layout) : layout_(layout) {}
+  explicit BasicBurrReader(const BurrLayout& layout) : layout_(layout) {}
 
-  bool MayMatch(uint64_t hash) const override {
+  bool MayMatch(uint64_t hash) const override;
+  void MayMatchBatch(size_t n, const uint64_t* hashes, bool* results) const override;
+
+ private:
+  SSTFILTER_ALWAYS_INLINE bool Query(uint64_t hash) const {
     uint64_t h = BurrHashing::FirstLayer(hash, layout_.seed);
     for (int l = 0; l < layout_.layers; ++l) {
       const BurrLayerView& layer = layout_.layer[l];
@@ -69,7 +80,7 @@ class BurrReader final : public FilterReader {
     return true;  // bumped from the last layer: never written
   }
 
-  void MayMatchBatch(size_t n, const uint64_t* hashes, bool* results) const override {
+  SSTFILTER_ALWAYS_INLINE void QueryBatch(size_t n, const uint64_t* hashes, bool* results) const {
     constexpr size_t kChunk = 32;
     uint64_t h[kChunk];
     uint64_t s[kChunk];
@@ -86,12 +97,11 @@ class BurrReader final : public FilterReader {
         __builtin_prefetch(w + 8 * layout_.columns);
       }
       for (size_t i = 0; i < m; ++i) {
-        results[base + i] = Bumped(first, s[i]) ? MayMatch(hashes[base + i]) : Check(first, s[i], h[i]);
+        results[base + i] = Bumped(first, s[i]) ? Query(hashes[base + i]) : Check(first, s[i], h[i]);
       }
     }
   }
 
- private:
   SSTFILTER_ALWAYS_INLINE static bool Bumped(const BurrLayerView& layer, uint64_t start) {
     const uint64_t bucket = start >> kBurrBucketLog;
     const unsigned code = (layer.codes[bucket >> 2] >> (2 * (bucket & 3))) & 3;
@@ -117,26 +127,56 @@ class BurrReader final : public FilterReader {
     const uint64_t row_here = row << shift;
     const uint64_t row_next = (row >> 1) >> (63 - shift);
     const uint32_t fp = BurrHashing::Fingerprint(h);
-    auto column = [&](int j) {
-      return Parity((DecodeFixed64(w + 8 * j) & row_here) ^ (DecodeFixed64(next + 8 * j) & row_next));
-    };
+    // Column, not a lambda: a lambda is a function of its own, compiled
+    // without the POPCNT target and not always inlined.
     int j = 0;
     if (c >= 4) {
-      const uint32_t first = column(0) | column(1) << 1 | column(2) << 2 | column(3) << 3;
+      const uint32_t first = Column(w, next, row_here, row_next, 0) |
+                             Column(w, next, row_here, row_next, 1) << 1 |
+                             Column(w, next, row_here, row_next, 2) << 2 |
+                             Column(w, next, row_here, row_next, 3) << 3;
       if (first != (fp & 15)) return false;
       j = 4;
     }
     uint32_t found = 0;
-    for (int k = j; k < c; ++k) found |= column(k) << k;
+    for (int k = j; k < c; ++k) found |= Column(w, next, row_here, row_next, k) << k;
     const uint32_t mask = (c >= 32 ? ~uint32_t{0} : (uint32_t{1} << c) - 1) & ~((uint32_t{1} << j) - 1);
     return found == (fp & mask);
   }
 
-  SSTFILTER_ALWAYS_INLINE static uint32_t Parity(uint64_t x) {
+  // Column j's bit of the key's fingerprint, as Check says.
+  SSTFILTER_ALWAYS_INLINE static uint32_t Column(const char* w, const char* next,
+                                                 uint64_t row_here, uint64_t row_next, int j) {
+    const uint64_t x = (DecodeFixed64(w + 8 * j) & row_here) ^ (DecodeFixed64(next + 8 * j) & row_next);
     return static_cast<uint32_t>(__builtin_parityll(x));
   }
 
   BurrLayout layout_;
 };
+
+// The queries, compiled once per build: the POPCNT one as a specialization
+// with its own target.
+template <bool kPopcnt>
+inline bool BasicBurrReader<kPopcnt>::MayMatch(uint64_t hash) const {
+  return Query(hash);
+}
+template <bool kPopcnt>
+inline void BasicBurrReader<kPopcnt>::MayMatchBatch(size_t n, const uint64_t* hashes,
+                                                    bool* results) const {
+  QueryBatch(n, hashes, results);
+}
+template <>
+SSTFILTER_TARGET_POPCNT inline bool BasicBurrReader<true>::MayMatch(uint64_t hash) const {
+  return Query(hash);
+}
+template <>
+SSTFILTER_TARGET_POPCNT inline void BasicBurrReader<true>::MayMatchBatch(size_t n,
+                                                                        const uint64_t* hashes,
+                                                                        bool* results) const {
+  QueryBatch(n, hashes, results);
+}
+
+using BurrReader = BasicBurrReader<false>;
+using BurrPopcntReader = BasicBurrReader<true>;
 
 }  // namespace sstfilter

@@ -14,10 +14,11 @@
 #include "filters/burr_banding.h"
 #include "filters/burr_filter.h"
 #include "filters/burr_hashing.h"
+#include "filters/burr_kind.h"
 #include "filters/burr_reader.h"
 #include "filters/filter.h"
-#include "filters/burr_kind.h"
 #include "filters/planner.h"
+#include "format/bits.h"
 #include "format/trailer.h"
 #include "test_util.h"
 
@@ -52,14 +53,50 @@ BurrLayout LayoutOf(const std::string& filter) {
   return layout;
 }
 
-void ExpectAllMatch(const std::string& filter, const std::vector<uint64_t>& hashes) {
-  const BurrReader reader(LayoutOf(filter));
+template <typename Reader>
+void ExpectAllMatchBy(const std::string& filter, const std::vector<uint64_t>& hashes) {
+  const Reader reader(LayoutOf(filter));
   size_t misses = 0;
   for (uint64_t h : hashes) misses += reader.MayMatch(h) ? 0 : 1;
   ASSERT_EQ(misses, 0u);
   std::unique_ptr<bool[]> results(new bool[hashes.size() + 1]);
   reader.MayMatchBatch(hashes.size(), hashes.data(), results.get());
   for (size_t i = 0; i < hashes.size(); ++i) ASSERT_TRUE(results[i]) << i;
+}
+
+// Through both builds of the reader (the POPCNT one where the CPU runs it).
+void ExpectAllMatch(const std::string& filter, const std::vector<uint64_t>& hashes) {
+  ExpectAllMatchBy<BurrReader>(filter, hashes);
+  if (CpuHasPopcnt()) ExpectAllMatchBy<BurrPopcntReader>(filter, hashes);
+}
+
+TEST(BurrTest, BothReaderBuildsAnswerAlikeOnNonKeys) {
+  if (!CpuHasPopcnt()) {
+    GTEST_SKIP() << "this CPU has no POPCNT: only the portable reader runs";
+  }
+  for (double bpk : {4.0, 9.5, 16.0, 24.0}) {
+    SCOPED_TRACE(testing::Message() << "bpk=" << bpk);
+    const auto keys = RandomHashes(20000, static_cast<uint64_t>(bpk * 100));
+    const std::string filter = Build(keys, bpk);
+    const BurrReader portable(LayoutOf(filter));
+    const BurrPopcntReader popcnt(LayoutOf(filter));
+    const auto probes = RandomHashes(100000, 7 + static_cast<uint64_t>(bpk));
+    std::unique_ptr<bool[]> a(new bool[probes.size()]), b(new bool[probes.size()]);
+    portable.MayMatchBatch(probes.size(), probes.data(), a.get());
+    popcnt.MayMatchBatch(probes.size(), probes.data(), b.get());
+    size_t matches = 0;
+    for (size_t i = 0; i < probes.size(); ++i) {
+      ASSERT_EQ(portable.MayMatch(probes[i]), popcnt.MayMatch(probes[i])) << i;
+      ASSERT_EQ(a[i], b[i]) << i;
+      ASSERT_EQ(a[i], portable.MayMatch(probes[i])) << i;
+      matches += a[i];
+    }
+    // Some non-keys match at 4 bits/key (FPR about 6%), so the comparison
+    // covers both answers there.
+    if (bpk == 4.0) {
+      EXPECT_GT(matches, 1000u);
+    }
+  }
 }
 
 // Sizes around the edges: one block (up to 56 keys), one more, the first
