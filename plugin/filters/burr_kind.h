@@ -11,6 +11,7 @@
 #include "filters/filter_kind.h"
 #include "filters/filter_plan.h"
 #include "filters/filter_type.h"
+#include "format/bits.h"
 #include "format/trailer.h"
 
 namespace sstfilter {

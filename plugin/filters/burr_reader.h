@@ -54,11 +54,11 @@ struct BurrLayout {
 // tests (a pass over every start).
 double BurrLayoutFpr(const BurrLayout& layout);
 
-// The reader, in two builds of the same code: BurrReader for any x86-64,
-// and BurrPopcntReader, whose queries are compiled for CPUs with POPCNT
+// The reader, in two builds of the same code: BurrReader, portable, and
+// BurrPopcntReader, whose queries are compiled for x86-64 CPUs with POPCNT
 // (a column's parity is then one instruction, not a fold of about eight,
-// and a query checks four columns or more). BurrDescriptor::Read picks the
-// one the CPU runs (CpuHasPopcnt); both answer alike on the same bytes.
+// and a query checks four columns or more). BurrDescriptor::Read picks
+// BurrPopcntReader where CpuHasPopcnt; both answer alike on the same bytes.
 template <bool kPopcnt>
 class BasicBurrReader final : public FilterReader {
  public:

@@ -6,12 +6,11 @@
 #include "format/coding.h"
 
 namespace sstfilter {
-
 namespace {
-constexpr unsigned kCodeBits = 12;
-}  // namespace
 
 // ---- Semi-sorted codes ------------------------------------------------------
+
+constexpr unsigned kCodeBits = 12;
 
 // Codes number the sorted nibble multisets a <= b <= c <= d in
 // lexicographic order; decode[code] = the four nibbles packed low to high.
@@ -53,8 +52,6 @@ struct NibbleCodes {
     return static_cast<uint16_t>(first[a] + second[b] + third[c] + d);
   }
 };
-
-namespace {
 
 const NibbleCodes& Codes() {
   static const NibbleCodes codes;

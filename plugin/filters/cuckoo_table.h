@@ -264,7 +264,7 @@ class FixedSemiSortedCodec {
 
  private:
   static constexpr unsigned kHighBits = F - 4;
-  static constexpr LaneConstants kHighLanes{kHighBits};  // zero when not word-sized
+  static constexpr LaneConstants kHighLanes{kHighBits};  // used when word-sized
   static constexpr LaneConstants kPair{kHighBits, 2};
   const uint16_t* decode_;  // code -> four sorted nibbles
 };

@@ -17,14 +17,16 @@
 
 namespace sstfilter {
 
-// Whether code marked SSTFILTER_TARGET_POPCNT may run on this CPU (always,
-// where the mark means nothing).
+// Whether to choose the code marked SSTFILTER_TARGET_POPCNT: on x86-64,
+// where the CPU has POPCNT. Elsewhere the mark means nothing, and the
+// portable code is the one compiled for what the target has (on some, a
+// popcount is a library call where parity is not).
 inline bool CpuHasPopcnt() {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool has = __builtin_cpu_supports("popcnt");
   return has;
 #else
-  return true;
+  return false;
 #endif
 }
 

@@ -12,11 +12,12 @@
 #include <vector>
 
 #include <rocksdb/db.h>
+#include <sstfilter/dynamic_cuckoo.h>
+#include <sstfilter/guard_options.h>
 
 #include "format/hash.h"
 #include "guard/guard_family.h"
 #include "guard/guard_hook.h"
-#include "sstfilter/guard_options.h"
 
 namespace sstfilter {
 namespace guard_internal {

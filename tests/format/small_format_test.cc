@@ -1,6 +1,7 @@
 // Pins the small form (docs/format.md) byte for byte and decodes it by the
-// document's rules, independently of small_filter.cc. A failure here is a
-// format change: format_test.cc says what that requires.
+// document's rules, independently of small_filter.cc and
+// small_filter_builder.cc. A failure here is a format change:
+// format_test.cc says what that requires.
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@ namespace {
 using test::Hex;
 
 // The small form decoded with docs/format.md's rules, written out here
-// independently of small_filter.cc: trailer, check, layout, and the
+// independently of the writer and reader: trailer, check, layout, and the
 // stored fingerprints are exactly the keys' FastRange64(hash, N).
 void ExpectSmallMatchesDocumentedLayout(const std::string& filter, int num_keys) {
   const size_t size = filter.size();

@@ -51,8 +51,9 @@ class DynamicCuckooFilter;
 namespace dynamic_cuckoo {
 class GrowingFilter;
 struct FilterRep;  // the filter's state (dynamic_cuckoo_rep.h)
-// Internal (dynamic_cuckoo_rep.h): the growing engine under `f`, or null
-// for a read-only filter of versions 1 to 3.
+// Internal (defined in dynamic_cuckoo.cc, for the key guard's read path):
+// the growing engine under `f`, or null for a read-only filter of
+// versions 1 to 3.
 const GrowingFilter* GrowingEngineOf(const DynamicCuckooFilter& f);
 }  // namespace dynamic_cuckoo
 

@@ -35,7 +35,7 @@ struct DynamicCuckooOptions {
   // about 1,000 -> 131,000,000). The FPR target is shared among the splits
   // up to this size (15/16 of it) and the rest kept for growth beyond.
   // Beyond this size the filter still grows and keeps the target (Limits,
-  // above). At most 2^40.
+  // dynamic_cuckoo.h). At most 2^40.
   uint64_t expected_max_keys = 0;
   // The first member (the filter's one table; the name is from the
   // doubling format, whose later tables were members too): its share of
