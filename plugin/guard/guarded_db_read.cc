@@ -19,12 +19,18 @@ bool Bypass(const rocksdb::ReadOptions& ro) {
   return ro.snapshot != nullptr || ro.timestamp != nullptr;
 }
 
-// True if the guard proves the key absent.
+// True if the guard proves the key absent; *hash is then the key's hash.
 bool IsRuledOut(const guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
-              const rocksdb::Slice& key) {
+                const rocksdb::Slice& key, uint64_t* hash) {
   const GuardFamily* g = impl.GuardOf(cf);
-  return g != nullptr && !g->MayContainHash(KeyHash(key));
+  if (g == nullptr) return false;
+  *hash = KeyHash(key);
+  return !g->MayContainHash(*hash);
 }
+
+// For a batch's count: which counter, from where the caller's keys are
+// (CountRuledOut).
+uint64_t SpreadOf(const void* keys) { return reinterpret_cast<uintptr_t>(keys) >> 6; }
 
 }  // namespace
 
@@ -32,8 +38,9 @@ bool IsRuledOut(const guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* c
 rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                rocksdb::PinnableSlice* value, std::string* timestamp) {
-  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key)) {
-    impl_->CountRuledOut(1);
+  uint64_t hash;
+  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
+    impl_->CountRuledOut(1, hash);
     value->Reset();
     return rocksdb::Status::NotFound();
   }
@@ -43,8 +50,9 @@ rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
 rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                rocksdb::PinnableSlice* value) {
-  if (!Bypass(options) && IsRuledOut(*impl_, cf, key)) {
-    impl_->CountRuledOut(1);
+  uint64_t hash;
+  if (!Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
+    impl_->CountRuledOut(1, hash);
     value->Reset();
     return rocksdb::Status::NotFound();
   }
@@ -54,8 +62,9 @@ rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
 bool GuardedDB::KeyMayExist(const rocksdb::ReadOptions& options,
                             rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                             std::string* value, std::string* timestamp, bool* value_found) {
-  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key)) {
-    impl_->CountRuledOut(1);
+  uint64_t hash;
+  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
+    impl_->CountRuledOut(1, hash);
     if (value_found != nullptr) *value_found = false;
     return false;
   }
@@ -66,8 +75,9 @@ bool GuardedDB::KeyMayExist(const rocksdb::ReadOptions& options,
 bool GuardedDB::KeyMayExist(const rocksdb::ReadOptions& options,
                             rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                             std::string* value, bool* value_found) {
-  if (!Bypass(options) && IsRuledOut(*impl_, cf, key)) {
-    impl_->CountRuledOut(1);
+  uint64_t hash;
+  if (!Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
+    impl_->CountRuledOut(1, hash);
     if (value_found != nullptr) *value_found = false;
     return false;
   }
@@ -108,7 +118,10 @@ void SplitMultiGet(const guard_internal::Impl& impl, size_t n, rocksdb::ColumnFa
       for (size_t j = 0; j < m; ++j) answer(start + j, may[j]);
     }
   } else {
-    for (size_t i = 0; i < n; ++i) answer(i, !IsRuledOut(impl, cfs[one_cf ? 0 : i], keys[i]));
+    uint64_t hash;
+    for (size_t i = 0; i < n; ++i) {
+      answer(i, !IsRuledOut(impl, cfs[one_cf ? 0 : i], keys[i], &hash));
+    }
   }
   *ruled_out = n - kept.size();
   if (kept.size() == n) {
@@ -153,7 +166,7 @@ void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
                   db_->MultiGet(options, n, const_cast<rocksdb::ColumnFamilyHandle**>(c), k, v,
                                 ts, st, sorted_input);
                 });
-  if (ruled_out != 0) impl_->CountRuledOut(ruled_out);
+  if (ruled_out != 0) impl_->CountRuledOut(ruled_out, SpreadOf(keys));
 }
 #else
 void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
@@ -169,7 +182,7 @@ void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, rocksdb::ColumnFam
                     rocksdb::PinnableSlice* v, std::string*, rocksdb::Status* st) {
                   db_->MultiGet(options, c[0], n, k, v, st, sorted_input);
                 });
-  if (ruled_out != 0) impl_->CountRuledOut(ruled_out);
+  if (ruled_out != 0) impl_->CountRuledOut(ruled_out, SpreadOf(keys));
 }
 
 void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
@@ -186,7 +199,7 @@ void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
                   db_->MultiGet(options, n, const_cast<rocksdb::ColumnFamilyHandle**>(c), k, v,
                                 st, sorted_input);
                 });
-  if (ruled_out != 0) impl_->CountRuledOut(ruled_out);
+  if (ruled_out != 0) impl_->CountRuledOut(ruled_out, SpreadOf(keys));
 }
 
 std::vector<rocksdb::Status> GuardedDB::MultiGet(
@@ -198,14 +211,15 @@ std::vector<rocksdb::Status> GuardedDB::MultiGet(
   std::vector<rocksdb::Slice> k2;
   std::vector<size_t> kept;
   for (size_t i = 0; i < n; ++i) {
-    if (!IsRuledOut(*impl_, cfs[i], keys[i])) {
+    uint64_t hash;
+    if (!IsRuledOut(*impl_, cfs[i], keys[i], &hash)) {
       kept.push_back(i);
       cf2.push_back(cfs[i]);
       k2.push_back(keys[i]);
     }
   }
   if (kept.size() == n) return db_->MultiGet(options, cfs, keys, values);
-  impl_->CountRuledOut(n - kept.size());
+  impl_->CountRuledOut(n - kept.size(), SpreadOf(keys.data()));
   std::vector<std::string> v2;
   std::vector<rocksdb::Status> s2;
   if (!kept.empty()) s2 = db_->MultiGet(options, cf2, k2, &v2);
