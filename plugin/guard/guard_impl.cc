@@ -68,6 +68,22 @@ rocksdb::Status guard_internal::Impl::NewFilter(uint64_t capacity,
   return rocksdb::Status::OK();
 }
 
+namespace {
+// Threads spread over the counters round-robin, so two readers rarely
+// share a cache line. (A counter picked by the key's hash would save the
+// thread-local lookup, a call in a shared library, but would send every
+// line back and forth between the cores of concurrent readers.)
+size_t ThreadSlot() {
+  static std::atomic<size_t> next{0};
+  static thread_local const size_t slot = next.fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+}  // namespace
+
+void guard_internal::Impl::CountRuledOut(uint64_t n) {
+  ruled_out_[ThreadSlot() % kCounters].n.fetch_add(n, std::memory_order_relaxed);
+}
+
 uint64_t guard_internal::Impl::RuledOut() const {
   uint64_t sum = 0;
   for (const Counter& c : ruled_out_) sum += c.n.load(std::memory_order_relaxed);

@@ -56,13 +56,7 @@ struct Impl {
   bool Guards(const std::string& name) const;
   rocksdb::Status NewFilter(uint64_t capacity, std::unique_ptr<DynamicCuckooFilter>* out) const;
 
-  // Counts n reads the guard answered. `spread`, a well-mixed value of the
-  // read (the key's hash), picks one of kCounters cache lines, so that
-  // concurrent readers rarely share one: a thread-local slot would cost a
-  // call into the TLS resolver per read in a shared library.
-  void CountRuledOut(uint64_t n, uint64_t spread) {
-    ruled_out_[spread % kCounters].n.fetch_add(n, std::memory_order_relaxed);
-  }
+  void CountRuledOut(uint64_t n);
   uint64_t RuledOut() const;
 
   // A hook for a family's memtable_factory, installed before the family

@@ -19,18 +19,12 @@ bool Bypass(const rocksdb::ReadOptions& ro) {
   return ro.snapshot != nullptr || ro.timestamp != nullptr;
 }
 
-// True if the guard proves the key absent; *hash is then the key's hash.
+// True if the guard proves the key absent.
 bool IsRuledOut(const guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
-                const rocksdb::Slice& key, uint64_t* hash) {
+              const rocksdb::Slice& key) {
   const GuardFamily* g = impl.GuardOf(cf);
-  if (g == nullptr) return false;
-  *hash = KeyHash(key);
-  return !g->MayContainHash(*hash);
+  return g != nullptr && !g->MayContainHash(KeyHash(key));
 }
-
-// For a batch's count: which counter, from where the caller's keys are
-// (CountRuledOut).
-uint64_t SpreadOf(const void* keys) { return reinterpret_cast<uintptr_t>(keys) >> 6; }
 
 }  // namespace
 
@@ -38,9 +32,8 @@ uint64_t SpreadOf(const void* keys) { return reinterpret_cast<uintptr_t>(keys) >
 rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                rocksdb::PinnableSlice* value, std::string* timestamp) {
-  uint64_t hash;
-  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
-    impl_->CountRuledOut(1, hash);
+  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key)) {
+    impl_->CountRuledOut(1);
     value->Reset();
     return rocksdb::Status::NotFound();
   }
@@ -50,9 +43,8 @@ rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
 rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                rocksdb::PinnableSlice* value) {
-  uint64_t hash;
-  if (!Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
-    impl_->CountRuledOut(1, hash);
+  if (!Bypass(options) && IsRuledOut(*impl_, cf, key)) {
+    impl_->CountRuledOut(1);
     value->Reset();
     return rocksdb::Status::NotFound();
   }
@@ -62,9 +54,8 @@ rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
 bool GuardedDB::KeyMayExist(const rocksdb::ReadOptions& options,
                             rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                             std::string* value, std::string* timestamp, bool* value_found) {
-  uint64_t hash;
-  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
-    impl_->CountRuledOut(1, hash);
+  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key)) {
+    impl_->CountRuledOut(1);
     if (value_found != nullptr) *value_found = false;
     return false;
   }
@@ -75,9 +66,8 @@ bool GuardedDB::KeyMayExist(const rocksdb::ReadOptions& options,
 bool GuardedDB::KeyMayExist(const rocksdb::ReadOptions& options,
                             rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                             std::string* value, bool* value_found) {
-  uint64_t hash;
-  if (!Bypass(options) && IsRuledOut(*impl_, cf, key, &hash)) {
-    impl_->CountRuledOut(1, hash);
+  if (!Bypass(options) && IsRuledOut(*impl_, cf, key)) {
+    impl_->CountRuledOut(1);
     if (value_found != nullptr) *value_found = false;
     return false;
   }
@@ -118,10 +108,7 @@ void SplitMultiGet(const guard_internal::Impl& impl, size_t n, rocksdb::ColumnFa
       for (size_t j = 0; j < m; ++j) answer(start + j, may[j]);
     }
   } else {
-    uint64_t hash;
-    for (size_t i = 0; i < n; ++i) {
-      answer(i, !IsRuledOut(impl, cfs[one_cf ? 0 : i], keys[i], &hash));
-    }
+    for (size_t i = 0; i < n; ++i) answer(i, !IsRuledOut(impl, cfs[one_cf ? 0 : i], keys[i]));
   }
   *ruled_out = n - kept.size();
   if (kept.size() == n) {
@@ -166,7 +153,7 @@ void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
                   db_->MultiGet(options, n, const_cast<rocksdb::ColumnFamilyHandle**>(c), k, v,
                                 ts, st, sorted_input);
                 });
-  if (ruled_out != 0) impl_->CountRuledOut(ruled_out, SpreadOf(keys));
+  if (ruled_out != 0) impl_->CountRuledOut(ruled_out);
 }
 #else
 void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* cf,
@@ -182,7 +169,7 @@ void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, rocksdb::ColumnFam
                     rocksdb::PinnableSlice* v, std::string*, rocksdb::Status* st) {
                   db_->MultiGet(options, c[0], n, k, v, st, sorted_input);
                 });
-  if (ruled_out != 0) impl_->CountRuledOut(ruled_out, SpreadOf(keys));
+  if (ruled_out != 0) impl_->CountRuledOut(ruled_out);
 }
 
 void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
@@ -199,7 +186,7 @@ void GuardedDB::MultiGet(const rocksdb::ReadOptions& options, size_t num_keys,
                   db_->MultiGet(options, n, const_cast<rocksdb::ColumnFamilyHandle**>(c), k, v,
                                 st, sorted_input);
                 });
-  if (ruled_out != 0) impl_->CountRuledOut(ruled_out, SpreadOf(keys));
+  if (ruled_out != 0) impl_->CountRuledOut(ruled_out);
 }
 
 std::vector<rocksdb::Status> GuardedDB::MultiGet(
@@ -211,15 +198,14 @@ std::vector<rocksdb::Status> GuardedDB::MultiGet(
   std::vector<rocksdb::Slice> k2;
   std::vector<size_t> kept;
   for (size_t i = 0; i < n; ++i) {
-    uint64_t hash;
-    if (!IsRuledOut(*impl_, cfs[i], keys[i], &hash)) {
+    if (!IsRuledOut(*impl_, cfs[i], keys[i])) {
       kept.push_back(i);
       cf2.push_back(cfs[i]);
       k2.push_back(keys[i]);
     }
   }
   if (kept.size() == n) return db_->MultiGet(options, cfs, keys, values);
-  impl_->CountRuledOut(n - kept.size(), SpreadOf(keys.data()));
+  impl_->CountRuledOut(n - kept.size());
   std::vector<std::string> v2;
   std::vector<rocksdb::Status> s2;
   if (!kept.empty()) s2 = db_->MultiGet(options, cf2, k2, &v2);

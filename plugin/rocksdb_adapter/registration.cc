@@ -52,7 +52,6 @@ const rocksdb::FilterPolicy* PolicyFromUri(
   return guard->get();
 }
 
-
 }  // namespace
 
 std::shared_ptr<rocksdb::EventListener> NewLevelListener() {
