@@ -287,10 +287,11 @@ TEST(GuardConcurrencyTest, KeysEnterTheGuardBeforeTheyAreVisible) {
     }
   };
   std::thread r1(reader), r2(reader);
-  // At least kKeys, more while the readers (slow under TSan) have checked
-  // too little.
+  // At least kKeys, and more until the readers have checked 50 keys the DB
+  // showed: however slowly they are scheduled (under TSan, or on a loaded
+  // machine), the test ends having raced them, not after a set time.
   int keys = 0;
-  for (; keys < kKeys || (checks.load() < 50 && keys < 20 * kKeys); ++keys) {
+  for (; keys < kKeys || checks.load() < 50; ++keys) {
     at.store(keys);
     rocksdb::DB* path = keys % 2 ? db->GetBaseDB() : db.get();
     ASSERT_TRUE(path->Put(rocksdb::WriteOptions(), KeyAt(keys), "v").ok());
@@ -300,7 +301,6 @@ TEST(GuardConcurrencyTest, KeysEnterTheGuardBeforeTheyAreVisible) {
   r1.join();
   r2.join();
   EXPECT_EQ(bad.load(), 0u);
-  EXPECT_GE(checks.load(), 50u);
   EXPECT_EQ(ExpectAllKeysFound(db.get()), static_cast<size_t>(keys));
 }
 

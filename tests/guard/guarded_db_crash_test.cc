@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,19 @@ namespace sstfilter {
 namespace test {
 namespace {
 
+// Waits until the child has acknowledged a commit (its ack file is not
+// empty): an event, not a time, so a loaded machine only makes the wait
+// longer. False if the child exited first (it is reaped then; *status
+// says how).
+bool WaitForFirstAck(pid_t pid, const std::string& ack_file, int* status) {
+  for (;;) {
+    struct stat st;
+    if (stat(ack_file.c_str(), &st) == 0 && st.st_size > 0) return true;
+    if (waitpid(pid, status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 TEST(GuardedDBCrashTest, EveryKeyFoundAfterSigkill) {
   TempDir dir;
   std::mt19937_64 rng(20261123);
@@ -33,9 +47,13 @@ TEST(GuardedDBCrashTest, EveryKeyFoundAfterSigkill) {
                           ack_file.c_str(), nullptr};
     pid_t pid = 0;
     ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char**>(argv), environ), 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200 + rng() % 1500));
-    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    // The kill lands at a random point after the first commit: in a
+    // transaction, a flush, a clean close or the next open.
     int status = 0;
+    ASSERT_TRUE(WaitForFirstAck(pid, ack_file, &status))
+        << "the child exited with status " << status << " before its first commit";
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 1500));
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the child failed before it was killed";
     // A guard file is left only by a kill after the child's Close and

@@ -173,8 +173,11 @@ void RunModel(Layer layer, bool represize) {
               std::string::npos);
     represize = false;
   }
+  // Re-presizes run while the workers do, and at least two of them: on a
+  // loaded machine the workers may finish first, and the loop then goes on
+  // until the second (an event, not a time).
   std::thread represizer([&] {
-    while (represize && !done.load()) {
+    while (represize && (!done.load() || rebuilds < 2)) {
       const rocksdb::Status s = stack.guard()->RepresizeGuard(stack.cf());
       EXPECT_TRUE(s.ok()) << s.ToString();
       ++rebuilds;
@@ -193,9 +196,6 @@ void RunModel(Layer layer, bool represize) {
   EXPECT_GE(c.rollbacks.load(), kThreads * kTxns / 10u);
   if (!stack.optimistic()) {
     EXPECT_GE(c.prepared.load(), kThreads * kTxns / 5u);
-  }
-  if (represize) {
-    EXPECT_GE(rebuilds, 2u);
   }
   const GuardStats stats = stack.guard()->GetGuardStats();
   EXPECT_EQ(stats.guard_errors, 0u);

@@ -56,6 +56,9 @@ TEST_P(ConcurrencyTest, ReadersWhileFlushingAndCompacting) {
       written.store(i + 1, std::memory_order_release);
       if (i % 20000 == 19999 && !db->CompactRange({}, nullptr, nullptr).ok()) ++errors;
     }
+    // The readers have done 1000 reads, however slowly they were
+    // scheduled: an event, not a time.
+    while (reads.load() < 1000) std::this_thread::yield();
     done = true;
   });
   std::vector<std::thread> readers;
@@ -89,7 +92,6 @@ TEST_P(ConcurrencyTest, ReadersWhileFlushingAndCompacting) {
   writer.join();
   for (auto& r : readers) r.join();
   EXPECT_EQ(errors.load(), 0u);
-  EXPECT_GT(reads.load(), 1000u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, ConcurrencyTest,

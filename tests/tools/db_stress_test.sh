@@ -72,22 +72,28 @@ useful_total=0
 for round in $(seq 1 "$ROUNDS"); do
   out=$TMP/round$round.log
   if [ "$round" -lt "$ROUNDS" ]; then
-    # Runs until killed: far more operations than fit in the round.
-    # --foreground: timeout kills db_stress alone and waits until it is
-    # gone. Without it, timeout sends KILL to its whole process group,
-    # itself included, and returns while the orphaned db_stress is still
-    # exiting (its threads finishing their I/O): the next round's open then
-    # found the DB's LOCK still held ("Resource temporarily unavailable"),
-    # seen on a loaded machine.
-    set +e
-    (timeout --foreground -s KILL "$SECONDS_PER_ROUND" "$DB_STRESS" "${COMMON[@]}" \
-      -ops_per_thread=100000000 >"$out" 2>&1)
-    rc=$?
-    set -e
+    # Runs until killed: far more operations than fit in the round. The
+    # round's seconds count from db_stress's "Starting database operations"
+    # (an event: a loaded machine delays it, and the wait with it), so the
+    # kill always lands in the workload. stdbuf: the line must reach the
+    # log when printed, not when the stdio buffer fills. `wait` returns once
+    # the killed process is gone, so its LOCK is free for the next round.
+    stdbuf -oL "$DB_STRESS" "${COMMON[@]}" -ops_per_thread=100000000 >"$out" 2>&1 &
+    pid=$!
+    until grep -q "Starting database operations" "$out"; do
+      if ! kill -0 "$pid" 2>/dev/null; then
+        set +e; wait "$pid"; rc=$?; set -e
+        grep -iE "error|fail|corrupt" "$out" >&2; tail -20 "$out" >&2
+        fail "round $round exited $rc before it started operations"
+      fi
+      sleep 0.1
+    done
+    sleep "$SECONDS_PER_ROUND"
+    kill -KILL "$pid" 2>/dev/null || true
+    # (stderr: bash's own "Killed" job notice)
+    set +e; { wait "$pid"; } 2>/dev/null; rc=$?; set -e
     [ "$rc" -eq 137 ] || { grep -iE "error|fail|corrupt" "$out" >&2; tail -20 "$out" >&2
                            fail "round $round exited $rc before it was killed"; }
-    grep -q "Starting database operations" "$out" ||
-      { tail -20 "$out" >&2; fail "round $round was killed before it started operations"; }
   else
     # Sized to end within about one round, then verify everything.
     set +e
