@@ -194,7 +194,7 @@ void RunRace(bool represize) {
   std::thread represizer([&] {
     while (represize && !writers_done.load()) {
       for (auto* h : handles) {
-        const rocksdb::Status s = db->RepresizeGuard(h);
+        const rocksdb::Status s = RepresizeAmidWriters(db.get(), h);
         EXPECT_TRUE(s.ok()) << s.ToString();
         ++rebuilds;
       }

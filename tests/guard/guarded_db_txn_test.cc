@@ -178,7 +178,7 @@ void RunModel(Layer layer, bool represize) {
   // until the second (an event, not a time).
   std::thread represizer([&] {
     while (represize && (!done.load() || rebuilds < 2)) {
-      const rocksdb::Status s = stack.guard()->RepresizeGuard(stack.cf());
+      const rocksdb::Status s = RepresizeAmidWriters(stack.guard(), stack.cf());
       EXPECT_TRUE(s.ok()) << s.ToString();
       ++rebuilds;
     }
