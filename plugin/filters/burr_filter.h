@@ -26,7 +26,8 @@
 //
 // Memory while building, on top of the 8 bytes/key of hashes the builder
 // holds: 12 bytes per slot of layer 0 (row 8, fingerprint 4) and the
-// smaller layers' while they are banded, and each layer's solution.
+// smaller layers' while they are banded, 12.5 KiB of window tables
+// (burr_banding.cc), and each layer's solution.
 
 #pragma once
 

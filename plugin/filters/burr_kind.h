@@ -42,7 +42,8 @@ struct BurrDescriptor {
   // layers together have about as many slots as keys, bounded here by
   // 1.1 n plus a whole block per layer) and a retry's remixed copy of the
   // keys (8 bytes a key; the sort's second array, as large, is released
-  // before banding starts).
+  // before banding starts), and 64 KiB for the rest (the banding's window
+  // tables, 12.5 KiB, and a bucket's list of pivots).
   static size_t WorkingBytes(const FilterPlan& /*plan*/, size_t num_keys) {
     const size_t slots = num_keys + num_keys / 10 + 64 * kBurrMaxLayers;
     return 12 * slots + 8 * num_keys + 64 * 1024;

@@ -99,8 +99,8 @@ TEST(BurrTest, BothReaderBuildsAnswerAlikeOnNonKeys) {
   }
 }
 
-// Sizes around the edges: one block (up to 56 keys), one more, the first
-// sizes whose layer 0 is split into two and four lanes (64k keys a lane).
+// Sizes around the edges: one block (up to 56 keys), one more, and larger
+// layers.
 TEST(BurrTest, NoFalseNegativesAcrossSizesAndBudgets) {
   for (size_t n : {1, 2, 5, 56, 57, 64, 65, 100, 1000, 4097, 10000}) {
     for (double bpk : {4.0, 4.3, 7.7, 10.0, 12.5, 16.0, 19.9, 24.0, 31.5, 40.0}) {
