@@ -30,10 +30,11 @@ struct Walk {
 // A window's table is built when its fourth pivot is set (15 XORs, once
 // per four pivots) and dropped when one of its pivots is taken back out.
 // Walks only read the slots from their bucket's first start to 63 past its
-// last (a pivot row is a sum of rows that start no later), 192 slots, so
-// the tables of the last kRingWindows windows (256 slots) are kept in a
-// ring, 12.5 KiB; a window whose entry a later one has taken, or whose
-// table is not built, is crossed in single steps.
+// last (a pivot row is a sum of rows that start no later), 192 slots with
+// the format's buckets of 128 starts, so the tables are kept in a ring of
+// kRingWindows entries (256 slots), 12.5 KiB, window w's at entry w %
+// kRingWindows; a window whose entry a later one has taken, or whose table
+// is not built, is crossed in single steps.
 constexpr int kWindowLog = 2;
 constexpr uint64_t kWindowMask = (uint64_t{1} << kWindowLog) - 1;
 constexpr int kPatterns = 1 << (uint64_t{1} << kWindowLog);
@@ -106,6 +107,7 @@ class Bander {
       while (end < n_ && (Start(end) >> log_) == bucket) ++end;
       BandBucket(bucket, first, end);
     }
+    layer_->window_steps = window_steps_;
   }
 
  private:
@@ -153,7 +155,7 @@ class Bander {
   // built. Returns true at a free slot (*w is then the new pivot: its slot,
   // its row from there, bit 0 set, and its fingerprint), false if the row
   // cancelled out (w->fp is then what is left of the fingerprint).
-  SSTFILTER_ALWAYS_INLINE bool WalkToFreeSlot(Walk* w) const {
+  SSTFILTER_ALWAYS_INLINE bool WalkToFreeSlot(Walk* w) {
     uint64_t i = w->i;
     uint64_t row = w->row;
     uint32_t fp = w->fp;
@@ -161,6 +163,7 @@ class Bander {
     for (;;) {
       uint64_t win = i >> kWindowLog;
       if (t.window[win % kRingWindows] == win) {
+        const uint64_t first_win = win;
         // The window's bits of the row (none below i) pick the
         // combination; the row goes on from the next window. A row that
         // cancels stays 0 (pattern 0's combination is 0).
@@ -177,6 +180,7 @@ class Bander {
           row = (row >> (kWindowMask + 1)) ^ rows[q];
         }
         i = win << kWindowLog;
+        window_steps_ += win - first_win;
         if (__builtin_expect(row == 0, 0)) break;
       }
       const int skip = __builtin_ctzll(row);
@@ -217,6 +221,7 @@ class Bander {
   std::unique_ptr<WindowTables> tables_;
   std::vector<uint64_t>* bumped_;
   std::vector<Fill> fills_;  // the open bucket's pivots, in the order set
+  size_t window_steps_ = 0;
 };
 
 }  // namespace
@@ -239,6 +244,7 @@ void BandLayer(const std::vector<uint64_t>& hashes, uint64_t slots, const BurrTu
   layer->rhs.assign(slots, 0);
   layer->codes.assign(buckets, 0);
   layer->pivots = 0;
+  layer->window_steps = 0;
   Bander(hashes, slots, tuning, layer, bumped).Run();
 }
 

@@ -49,6 +49,7 @@ struct BurrBandedLayer {
   std::vector<uint32_t> rhs;     // per slot: the row's fingerprint bits
   std::vector<uint8_t> codes;    // per bucket: its threshold code (0-3)
   size_t pivots = 0;
+  size_t window_steps = 0;  // windows crossed by their tables (burr_banding.cc)
 };
 
 // Bands `hashes` (this layer's values, sorted ascending, distinct) into a

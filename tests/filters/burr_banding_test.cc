@@ -1,7 +1,9 @@
 // Banding with window tables settles every layer exactly as the plain
 // algorithm burr_banding.h describes (one XOR a step): the same pivots, the
 // same codes, the same keys bumped, at the default tuning and at others
-// that bump more or less often (so tables are dropped and rebuilt).
+// that bump more or less often (so tables are dropped and rebuilt). The
+// reference's walk is its own; its bumping follows the same rule, written
+// again.
 
 #include <gtest/gtest.h>
 
@@ -75,11 +77,12 @@ void ReferenceBand(const std::vector<uint64_t>& hashes, uint64_t slots, const Bu
 }
 
 // Bands `hashes` both ways and compares; returns the share of slots that
-// became pivots and the keys bumped, so that callers can check the case
-// was not a trivial one.
+// became pivots, the keys bumped and the windows crossed by table, so that
+// callers can check the case was not a trivial one.
 struct Banded {
   double pivot_share;
   size_t bumped;
+  double window_steps_per_key;
 };
 
 Banded ExpectSameBanding(std::vector<uint64_t> hashes, const BurrTuning& tuning) {
@@ -97,14 +100,17 @@ Banded ExpectSameBanding(std::vector<uint64_t> hashes, const BurrTuning& tuning)
   EXPECT_TRUE(actual.codes == expected.codes);
   EXPECT_TRUE(actual_bumped == expected_bumped);
   return Banded{static_cast<double>(expected.pivots) / static_cast<double>(slots),
-                expected_bumped.size()};
+                expected_bumped.size(),
+                static_cast<double>(actual.window_steps) / static_cast<double>(hashes.size())};
 }
 
-// A layer nearly full, with keys bumped: walks crossed many full windows
-// and buckets were taken back out.
+// A layer nearly full, with keys bumped: buckets were taken back out, and
+// walks crossed full windows by their tables (at the default load, about
+// ten a key).
 void ExpectBusy(const Banded& b) {
   EXPECT_GT(b.pivot_share, 0.9);
   EXPECT_GT(b.bumped, 0u);
+  EXPECT_GT(b.window_steps_per_key, 1.0);
 }
 
 std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
@@ -115,11 +121,21 @@ std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
 }
 
 TEST(BurrBandingTest, WindowTablesBandAsSingleStepsDo) {
-  ExpectSameBanding(RandomHashes(200, 1), BurrTuning());  // one bucket, not overloaded
+  ExpectSameBanding(RandomHashes(200, 1), BurrTuning());  // two buckets, not overloaded
   for (size_t n : {3000, 50000, 400000}) {
     SCOPED_TRACE(n);
     ExpectBusy(ExpectSameBanding(RandomHashes(n, n), BurrTuning()));
   }
+}
+
+// Buckets of 2^log starts with thresholds t1 and t2 (code 3 bumps all).
+BurrTuning Buckets(int log, uint32_t t1, uint32_t t2) {
+  BurrTuning tuning;
+  tuning.bucket_log = log;
+  tuning.thresholds[1] = t1;
+  tuning.thresholds[2] = t2;
+  tuning.thresholds[3] = uint32_t{1} << log;
+  return tuning;
 }
 
 // Heavier overload bumps a bucket in most buckets (tables dropped often);
@@ -134,22 +150,12 @@ TEST(BurrBandingTest, OtherTuningsToo) {
     const Banded b = ExpectSameBanding(hashes, tuning);
     if (load > 1) ExpectBusy(b);
   }
-  BurrTuning small;
-  small.bucket_log = 5;
-  small.thresholds[1] = 4;
-  small.thresholds[2] = 12;
-  small.thresholds[3] = 32;
-  ExpectBusy(ExpectSameBanding(hashes, small));
-  BurrTuning large;
-  large.bucket_log = 8;
-  large.thresholds[1] = 60;
-  large.thresholds[2] = 120;
-  large.thresholds[3] = 256;
-  ExpectBusy(ExpectSameBanding(hashes, large));
+  ExpectBusy(ExpectSameBanding(hashes, Buckets(5, 4, 12)));
+  ExpectBusy(ExpectSameBanding(hashes, Buckets(8, 60, 120)));
 }
 
-// A quarter of the hashes crowded into the first buckets (bumped whole,
-// and by the next codes), and evenly spaced hashes (one start a slot: every
+// A quarter of the hashes crowded into the first starts of the first
+// bucket (bumped whole), and evenly spaced hashes (one start a slot: every
 // window of the band fills).
 TEST(BurrBandingTest, CrowdedAndEvenlySpacedHashes) {
   std::vector<uint64_t> crowded = RandomHashes(20000, 9);
