@@ -19,6 +19,8 @@
 namespace sstfilter {
 namespace {
 
+using test::RandomHashes;
+
 // The reference: buckets left to right, each from its highest start down;
 // a walk XORs the pivot at its row's lowest set bit until it finds a free
 // slot or cancels; a key that cancels with a fingerprint left sets the
@@ -111,13 +113,6 @@ void ExpectBusy(const Banded& b) {
   EXPECT_GT(b.pivot_share, 0.9);
   EXPECT_GT(b.bumped, 0u);
   EXPECT_GT(b.window_steps_per_key, 1.0);
-}
-
-std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
-  std::vector<uint64_t> hashes(n);
-  uint64_t state = seed;
-  for (uint64_t& h : hashes) h = test::SplitMix(&state);
-  return hashes;
 }
 
 TEST(BurrBandingTest, WindowTablesBandAsSingleStepsDo) {

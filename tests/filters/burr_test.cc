@@ -25,12 +25,7 @@
 namespace sstfilter {
 namespace {
 
-std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
-  std::vector<uint64_t> hashes(n);
-  uint64_t state = seed;
-  for (uint64_t& h : hashes) h = test::SplitMix(&state);
-  return hashes;
-}
+using test::RandomHashes;
 
 // The filter the plan for `bits_per_key` gives these hashes.
 std::string Build(std::vector<uint64_t> hashes, double bits_per_key, BurrBuildStats* stats = nullptr) {

@@ -1,5 +1,5 @@
 // Shared pieces of the fuse filter's tests (fuse_test, fuse_reader_test):
-// random hash sets, building a filter from them, and the kind it wrote.
+// building a filter from hashes, and the kind it wrote.
 
 #pragma once
 
@@ -13,12 +13,6 @@
 
 namespace sstfilter {
 namespace test {
-
-inline std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
-  std::vector<uint64_t> hashes(n);
-  for (auto& h : hashes) h = SplitMix(&seed);
-  return hashes;
-}
 
 inline std::string Build(FilterBuilder* builder, const std::vector<uint64_t>& hashes) {
   for (uint64_t h : hashes) builder->AddHash(h);

@@ -16,6 +16,13 @@ inline uint64_t SplitMix(uint64_t* state) {
   return z ^ (z >> 31);
 }
 
+// `n` random 64-bit hashes from `seed` (what a filter's core is given).
+inline std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {
+  std::vector<uint64_t> hashes(n);
+  for (uint64_t& h : hashes) h = SplitMix(&seed);
+  return hashes;
+}
+
 // `n` distinct keys "<tag>:<16 hex digits>" from `seed`; keys of different
 // tags never collide, so tag 'n' keys serve as known negatives.
 inline std::vector<std::string> MakeKeys(size_t n, uint64_t seed, char tag = 'p') {
