@@ -11,7 +11,8 @@ constexpr double kGuardOpenFprShare = 0.5;
 
 guard_internal::Impl::Impl(GuardOptions guard, std::string db_path)
     : options(std::move(guard)),
-      guard_file(options.guard_file.empty() ? db_path + "/SSTFILTER-GUARD" : options.guard_file) {
+      guard_file(options.guard_file.empty() ? db_path + "/SSTFILTER-GUARD" : options.guard_file),
+      adaptive_probes_(options.adaptive_probes) {
   tables_.push_back(std::make_unique<Table>());
   table_.store(tables_.back().get(), std::memory_order_release);
 }
@@ -69,7 +70,7 @@ rocksdb::Status guard_internal::Impl::NewFilter(uint64_t capacity,
 }
 
 namespace {
-// Threads spread over the counters round-robin, so two readers rarely
+// Threads spread over the reader slots round-robin, so two readers rarely
 // share a cache line. (A counter picked by the key's hash would save the
 // thread-local lookup, a call in a shared library, but would send every
 // line back and forth between the cores of concurrent readers.)
@@ -80,13 +81,19 @@ size_t ThreadSlot() {
 }
 }  // namespace
 
-void guard_internal::Impl::CountRuledOut(uint64_t n) {
-  ruled_out_[ThreadSlot() % kCounters].n.fetch_add(n, std::memory_order_relaxed);
+guard_internal::Impl::ReaderSlot& guard_internal::Impl::Reader() {
+  return readers_[ThreadSlot() % kReaderSlots];
 }
 
 uint64_t guard_internal::Impl::RuledOut() const {
   uint64_t sum = 0;
-  for (const Counter& c : ruled_out_) sum += c.n.load(std::memory_order_relaxed);
+  for (const ReaderSlot& r : readers_) sum += r.ruled_out.load(std::memory_order_relaxed);
+  return sum;
+}
+
+uint64_t guard_internal::Impl::Unprobed() const {
+  uint64_t sum = 0;
+  for (const ReaderSlot& r : readers_) sum += r.gate.unprobed();
   return sum;
 }
 

@@ -18,6 +18,7 @@
 #include "format/hash.h"
 #include "guard/guard_family.h"
 #include "guard/guard_hook.h"
+#include "guard/probe_gate.h"
 
 namespace sstfilter {
 namespace guard_internal {
@@ -56,8 +57,17 @@ struct Impl {
   bool Guards(const std::string& name) const;
   rocksdb::Status NewFilter(uint64_t capacity, std::unique_ptr<DynamicCuckooFilter>* out) const;
 
-  void CountRuledOut(uint64_t n);
+  // A reading thread's counters (one of a few, round-robin, so that two
+  // readers rarely share a cache line).
+  struct alignas(64) ReaderSlot {
+    std::atomic<uint64_t> ruled_out{0};
+    ProbeGate gate;  // single-key Gets, with adaptive probes
+  };
+  ReaderSlot& Reader();
+  void CountRuledOut(uint64_t n) { Reader().ruled_out.fetch_add(n, std::memory_order_relaxed); }
   uint64_t RuledOut() const;
+  bool adaptive_probes() const { return adaptive_probes_; }
+  uint64_t Unprobed() const;  // Gets the gates sent to the DB unprobed
 
   // A hook for a family's memtable_factory, installed before the family
   // is opened or created (guard_hook.h); attached to the family's guard
@@ -162,6 +172,7 @@ struct Impl {
   std::atomic<bool> unfollowed_{false};
   rocksdb::DB* db_ = nullptr;
   rocksdb::ColumnFamilyHandle* default_handle_ = nullptr;
+  const bool adaptive_probes_;  // options.adaptive_probes, beside what Get reads
   std::atomic<GuardFamily*> default_guard_{nullptr};  // table()->guard[0], for GuardOf
   bool scan_root_ = false;
   std::vector<std::shared_ptr<GuardHook>> hooks_;  // under admin_mu_
@@ -169,11 +180,8 @@ struct Impl {
   mutable std::mutex admin_mu_;  // changes of the table, hooks, barred_why_
   std::vector<std::unique_ptr<const Table>> tables_;
   std::vector<std::unique_ptr<GuardFamily>> owned_;
-  struct alignas(64) Counter {
-    std::atomic<uint64_t> n{0};
-  };
-  static constexpr size_t kCounters = 8;
-  Counter ruled_out_[kCounters];
+  static constexpr size_t kReaderSlots = 8;
+  ReaderSlot readers_[kReaderSlots];
   std::mutex represize_start_mu_;  // starts and stops of the background thread
   std::mutex represize_run_mu_;    // held by the running re-presize
   std::thread represize_thread_;

@@ -177,6 +177,7 @@ uint64_t GuardedDB::RuledOut() const { return impl_->RuledOut(); }
 GuardStats GuardedDB::GetGuardStats() const {
   GuardStats s = impl_->open_stats;
   s.ruled_out = impl_->RuledOut();
+  s.unprobed_gets = impl_->Unprobed();
   for (GuardFamily* g : impl_->Families()) {
     s.keys += g->Size();
     s.memory_bytes += g->MemoryBytes();

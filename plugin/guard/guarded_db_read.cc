@@ -1,6 +1,7 @@
 // GuardedDB's reads: Get, MultiGet and KeyMayExist answer NotFound for a
 // key the guard rules out without entering RocksDB, and pass the rest to
-// the DB (in one call for a batch).
+// the DB (in one call for a batch). A Get probes only while probing pays
+// (GuardOptions::adaptive_probes).
 
 #include <sstfilter/guarded_db.h>
 
@@ -26,14 +27,33 @@ bool IsRuledOut(const guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* c
   return g != nullptr && !g->MayContainHash(KeyHash(key));
 }
 
+// IsRuledOut for a single-key Get, counted; with adaptive probes, only if
+// the reading thread's gate lets this Get probe (probe_gate.h). Reads of
+// unguarded families leave the gate as it is.
+bool GetRuledOut(guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
+                 const rocksdb::Slice& key) {
+  const GuardFamily* g = impl.GuardOf(cf);
+  if (g == nullptr) return false;
+  if (!impl.adaptive_probes()) {
+    if (g->MayContainHash(KeyHash(key))) return false;
+    impl.CountRuledOut(1);
+    return true;
+  }
+  guard_internal::Impl::ReaderSlot& reader = impl.Reader();
+  if (!reader.gate.ShouldProbe()) return false;
+  const bool ruled_out = !g->MayContainHash(KeyHash(key));
+  reader.gate.Record(ruled_out);
+  if (ruled_out) reader.ruled_out.fetch_add(1, std::memory_order_relaxed);
+  return ruled_out;
+}
+
 }  // namespace
 
 #if ROCKSDB_MAJOR >= 9
 rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                rocksdb::PinnableSlice* value, std::string* timestamp) {
-  if (timestamp == nullptr && !Bypass(options) && IsRuledOut(*impl_, cf, key)) {
-    impl_->CountRuledOut(1);
+  if (timestamp == nullptr && !Bypass(options) && GetRuledOut(*impl_, cf, key)) {
     value->Reset();
     return rocksdb::Status::NotFound();
   }
@@ -43,8 +63,7 @@ rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
 rocksdb::Status GuardedDB::Get(const rocksdb::ReadOptions& options,
                                rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                rocksdb::PinnableSlice* value) {
-  if (!Bypass(options) && IsRuledOut(*impl_, cf, key)) {
-    impl_->CountRuledOut(1);
+  if (!Bypass(options) && GetRuledOut(*impl_, cf, key)) {
     value->Reset();
     return rocksdb::Status::NotFound();
   }

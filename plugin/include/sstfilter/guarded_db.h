@@ -160,6 +160,10 @@ class GuardedDB : public rocksdb::StackableDB {
   void WaitForGuardWork();
 
   // ---- reads -------------------------------------------------------------
+  // A key the guard rules out is answered NotFound (KeyMayExist: false)
+  // without entering RocksDB; every other read goes to the DB. With
+  // GuardOptions::adaptive_probes (the default) a Get may go to the DB
+  // unprobed while the guard rules out almost nothing (guard_options.h).
   using rocksdb::StackableDB::Get;
   using rocksdb::StackableDB::KeyMayExist;
   using rocksdb::StackableDB::MultiGet;

@@ -14,7 +14,10 @@
 // every write to its DB, whichever handle makes it (the memtable hook), so
 // only a DB without a guard shows what a write costs without one. With
 // --transactions every read goes through the TransactionDB's Get and every
-// write is a one-key transaction's commit. Progress goes to stderr.
+// write is a one-key transaction's commit. Reads are guarded with the
+// default adaptive probes, except in the row that turns them off (the DB is
+// reopened for it, loading the guard its close saved). Progress goes to
+// stderr.
 
 #include <gflags/gflags.h>
 #include <unistd.h>
@@ -146,15 +149,29 @@ int main(int argc, char** argv) {
   }
   sstfilter::GuardOptions guard;
   guard.target_fpr = FLAGS_target_fpr;
-  guard_bench::BenchDB main_db(options, guard, dir, /*guarded=*/true, FLAGS_transactions);
-  if (!main_db.status().ok()) {
-    std::fprintf(stderr, "guarded open: %s\n", main_db.status().ToString().c_str());
-    return 1;
-  }
-  sstfilter::GuardedDB* gdb = main_db.guard();
+  std::unique_ptr<guard_bench::BenchDB> main_db;
+  sstfilter::GuardedDB* gdb = nullptr;
+  rocksdb::DB* guarded_reads = nullptr;
+  rocksdb::DB* base = nullptr;
+  // (Re)opens the read DB with adaptive probes on or off; a reopen loads
+  // the guard the close saved.
+  auto open_main = [&](bool adaptive) {
+    if (main_db) main_db->Close();
+    sstfilter::GuardOptions g = guard;
+    g.adaptive_probes = adaptive;
+    main_db = std::make_unique<guard_bench::BenchDB>(options, g, dir, /*guarded=*/true,
+                                                     FLAGS_transactions);
+    if (!main_db->status().ok()) {
+      std::fprintf(stderr, "guarded open: %s\n", main_db->status().ToString().c_str());
+      std::exit(1);
+    }
+    gdb = main_db->guard();
+    guarded_reads = main_db->top();
+    base = gdb->GetRootDB();
+  };
+  bool adaptive = true;
+  open_main(adaptive);
   const sstfilter::GuardStats built = gdb->GetGuardStats();
-  rocksdb::DB* guarded_reads = main_db.top();
-  rocksdb::DB* base = gdb->GetRootDB();
 
   // The write DBs: the same options and keys, one without a guard.
   guard.report_progress = false;
@@ -221,6 +238,24 @@ int main(int argc, char** argv) {
            misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
          }
        }, FLAGS_read_ops},
+      {"present Get, every Get probed", 0, "adaptive_probes off", [&](rocksdb::DB* db, bool,
+                                                                     uint64_t count) {
+         std::string v;
+         for (uint64_t i = 0; i < count; ++i) {
+           misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
+         }
+       }, FLAGS_read_ops, false, /*adaptive=*/false},
+      {"Get, 5% absent", 0, "under the 1 in 16 at which every Get probes",
+       [&](rocksdb::DB* db, bool, uint64_t count) {
+         std::string v;
+         for (uint64_t i = 0; i < count; ++i) {
+           if (rng() % 20 == 0) {
+             db->Get(ro, pick(absent_keys), &v);
+           } else {
+             misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
+           }
+         }
+       }, FLAGS_read_ops},
       {"fillrandom (new keys)", 0.9, "", [&](rocksdb::DB*, bool g, uint64_t count) {
          for (uint64_t i = 0; i < count; ++i) {
            write(g, Key(rng() % n) + "n" + std::to_string(fresh++), value(i), true);
@@ -268,6 +303,7 @@ int main(int argc, char** argv) {
   bool all_hold = true;
   for (guard_bench::Workload& w : workloads) {
     if (!guard_bench::Selected(FLAGS_workloads, w.name)) continue;
+    if (w.adaptive != adaptive) open_main(adaptive = w.adaptive);
     std::vector<double> rate[2];
     // A write workload changes what it measures: the memtable grows, a
     // flush or compaction starts in the background and takes a core. Run
@@ -379,7 +415,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(fpr_queries), grown_fpr * 100,
                 FLAGS_target_fpr * 100, grown_fpr <= FLAGS_target_fpr ? "holds" : "MISSED");
   }
-  main_db.Close();
+  main_db->Close();
   for (auto& w : writes) w->Close();
   if (FLAGS_db.empty()) std::filesystem::remove_all(dir);
   std::filesystem::remove_all(dir + "-writes-guarded");

@@ -22,6 +22,8 @@ struct Workload {
   std::function<void(rocksdb::DB* db, bool guarded, uint64_t count)> run;
   uint64_t ops;         // per side and round
   bool writes = false;  // changes the DB: sides interleaved in blocks
+  // GuardOptions::adaptive_probes of the guarded side (the default: on).
+  bool adaptive = true;
 };
 
 // Whether `list` (comma-separated prefixes; empty: all) selects `name`.
