@@ -7,12 +7,39 @@ namespace {
 // The share of the FPR target the filter may spend on the keys at open
 // (NewFilter says why).
 constexpr double kGuardOpenFprShare = 0.5;
+
+uint64_t NextImplId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// What a reading thread keeps: its counter slot (assigned round-robin at
+// its first count: a slot picked by the key's hash would save the
+// thread-local lookup, a call in a shared library, but would send every
+// line back and forth between the cores of concurrent readers) and its
+// gate, for the DB it read last. Constant-initialized: no guard on access.
+constexpr size_t kNoSlot = ~size_t{0};
+struct ThreadReader {
+  size_t slot = kNoSlot;
+  uint64_t gate_owner = 0;  // Impl id
+  guard_internal::ProbeGate gate;
+};
+thread_local ThreadReader t_reader;
+
+size_t ThreadSlot() {
+  if (t_reader.slot == kNoSlot) {
+    static std::atomic<size_t> next{0};
+    t_reader.slot = next.fetch_add(1, std::memory_order_relaxed);
+  }
+  return t_reader.slot;
+}
 }  // namespace
 
 guard_internal::Impl::Impl(GuardOptions guard, std::string db_path)
     : options(std::move(guard)),
       guard_file(options.guard_file.empty() ? db_path + "/SSTFILTER-GUARD" : options.guard_file),
-      adaptive_probes_(options.adaptive_probes) {
+      adaptive_probes_(options.adaptive_probes),
+      id_(NextImplId()) {
   tables_.push_back(std::make_unique<Table>());
   table_.store(tables_.back().get(), std::memory_order_release);
 }
@@ -69,31 +96,31 @@ rocksdb::Status guard_internal::Impl::NewFilter(uint64_t capacity,
   return rocksdb::Status::OK();
 }
 
-namespace {
-// Threads spread over the reader slots round-robin, so two readers rarely
-// share a cache line. (A counter picked by the key's hash would save the
-// thread-local lookup, a call in a shared library, but would send every
-// line back and forth between the cores of concurrent readers.)
-size_t ThreadSlot() {
-  static std::atomic<size_t> next{0};
-  static thread_local const size_t slot = next.fetch_add(1, std::memory_order_relaxed);
-  return slot;
+void guard_internal::Impl::CountRuledOut(uint64_t n) {
+  counters_[ThreadSlot() % kCounterSlots].ruled_out.fetch_add(n, std::memory_order_relaxed);
 }
-}  // namespace
 
-guard_internal::Impl::ReaderSlot& guard_internal::Impl::Reader() {
-  return readers_[ThreadSlot() % kReaderSlots];
+void guard_internal::Impl::CountUnprobed(uint64_t n) {
+  counters_[ThreadSlot() % kCounterSlots].unprobed.fetch_add(n, std::memory_order_relaxed);
+}
+
+guard_internal::ProbeGate& guard_internal::Impl::Gate() {
+  if (t_reader.gate_owner != id_) {
+    t_reader.gate_owner = id_;
+    t_reader.gate = ProbeGate();
+  }
+  return t_reader.gate;
 }
 
 uint64_t guard_internal::Impl::RuledOut() const {
   uint64_t sum = 0;
-  for (const ReaderSlot& r : readers_) sum += r.ruled_out.load(std::memory_order_relaxed);
+  for (const Counters& c : counters_) sum += c.ruled_out.load(std::memory_order_relaxed);
   return sum;
 }
 
 uint64_t guard_internal::Impl::Unprobed() const {
   uint64_t sum = 0;
-  for (const ReaderSlot& r : readers_) sum += r.gate.unprobed();
+  for (const Counters& c : counters_) sum += c.unprobed.load(std::memory_order_relaxed);
   return sum;
 }
 

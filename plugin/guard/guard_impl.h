@@ -57,17 +57,17 @@ struct Impl {
   bool Guards(const std::string& name) const;
   rocksdb::Status NewFilter(uint64_t capacity, std::unique_ptr<DynamicCuckooFilter>* out) const;
 
-  // A reading thread's counters (one of a few, round-robin, so that two
-  // readers rarely share a cache line).
-  struct alignas(64) ReaderSlot {
-    std::atomic<uint64_t> ruled_out{0};
-    ProbeGate gate;  // single-key Gets, with adaptive probes
-  };
-  ReaderSlot& Reader();
-  void CountRuledOut(uint64_t n) { Reader().ruled_out.fetch_add(n, std::memory_order_relaxed); }
+  // Reads ruled out, and Gets sent to the DB unprobed (adaptive probes),
+  // counted in one of a few slots per DB, picked round-robin by thread so
+  // that two readers rarely share a cache line.
+  void CountRuledOut(uint64_t n);
+  void CountUnprobed(uint64_t n);
   uint64_t RuledOut() const;
+  uint64_t Unprobed() const;
+  // GuardOptions::adaptive_probes, and the calling thread's gate for this
+  // DB: a thread that has read another GuardedDB since starts it afresh.
   bool adaptive_probes() const { return adaptive_probes_; }
-  uint64_t Unprobed() const;  // Gets the gates sent to the DB unprobed
+  ProbeGate& Gate();
 
   // A hook for a family's memtable_factory, installed before the family
   // is opened or created (guard_hook.h); attached to the family's guard
@@ -173,6 +173,7 @@ struct Impl {
   rocksdb::DB* db_ = nullptr;
   rocksdb::ColumnFamilyHandle* default_handle_ = nullptr;
   const bool adaptive_probes_;  // options.adaptive_probes, beside what Get reads
+  const uint64_t id_;           // this DB's, for the threads' gates (never 0)
   std::atomic<GuardFamily*> default_guard_{nullptr};  // table()->guard[0], for GuardOf
   bool scan_root_ = false;
   std::vector<std::shared_ptr<GuardHook>> hooks_;  // under admin_mu_
@@ -180,8 +181,12 @@ struct Impl {
   mutable std::mutex admin_mu_;  // changes of the table, hooks, barred_why_
   std::vector<std::unique_ptr<const Table>> tables_;
   std::vector<std::unique_ptr<GuardFamily>> owned_;
-  static constexpr size_t kReaderSlots = 8;
-  ReaderSlot readers_[kReaderSlots];
+  struct alignas(64) Counters {
+    std::atomic<uint64_t> ruled_out{0};
+    std::atomic<uint64_t> unprobed{0};
+  };
+  static constexpr size_t kCounterSlots = 8;
+  Counters counters_[kCounterSlots];
   std::mutex represize_start_mu_;  // starts and stops of the background thread
   std::mutex represize_run_mu_;    // held by the running re-presize
   std::thread represize_thread_;

@@ -39,11 +39,13 @@ bool GetRuledOut(guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
     impl.CountRuledOut(1);
     return true;
   }
-  guard_internal::Impl::ReaderSlot& reader = impl.Reader();
-  if (!reader.gate.ShouldProbe()) return false;
+  guard_internal::ProbeGate& gate = impl.Gate();
+  if (!gate.ShouldProbe()) return false;
   const bool ruled_out = !g->MayContainHash(KeyHash(key));
-  reader.gate.Record(ruled_out);
-  if (ruled_out) reader.ruled_out.fetch_add(1, std::memory_order_relaxed);
+  gate.Record(ruled_out);
+  // The Gets skipped since the last probe, counted at once.
+  if (const uint32_t skipped = gate.TakeSkipped()) impl.CountUnprobed(skipped);
+  if (ruled_out) impl.CountRuledOut(1);
   return ruled_out;
 }
 

@@ -1,27 +1,26 @@
 // Adaptive probes (GuardOptions::adaptive_probes): whether a single-key Get
-// probes the guard, from what the guard's probes have been worth lately.
+// probes the guard, from what one reading thread's probes have been worth
+// lately.
 //
 // A Get of a key the DB holds pays the probe on top of its read, usually a
-// memory access out of cache (about 5% of such a Get in guard_bench); only
-// a Get the guard rules out gains. So while the probes of a reader rule
-// out fewer than 1 in kMinShare keys, it probes 1 Get in kSampleEvery and
-// sends the others to the DB unprobed; as soon as 1 in kMinShare of its
-// sampled probes are ruled out again (a flood of absent keys shows within
-// kMinShare * kSampleEvery Gets) it probes every Get. An unprobed Get is
-// answered by the DB, so it is never wrong, only unguarded.
+// memory access out of cache (guard_bench's "every Get probed" row,
+// docs/results/guard.md); only a Get the guard rules out gains. So:
+// - A gate starts out probing every Get. At the end of each epoch of
+//   kEpoch probes, it samples if fewer than 1 in kMinShare of them were
+//   ruled out.
+// - Sampling, it probes 1 Get in kSampleEvery; the others go to the DB
+//   unprobed. It probes every Get again as soon as kMinShare of an epoch's
+//   sampled probes were ruled out, or kMinShare in a row: a flood of absent
+//   keys brings every probe back within kMinShare * kSampleEvery Gets of
+//   its start, and a mix with 1 in kMinShare absent or more within two
+//   epochs.
+// An unprobed Get is answered by the DB, so it is never wrong, only
+// unguarded.
 //
-// Decisions are made over epochs of kEpoch probes. A reader starts out
-// probing every Get.
-//
-// Thread safety: any number of threads may share a gate (GuardedDB gives
-// each reading thread one of a few, round-robin). Its state is relaxed
-// loads and stores, not read-modify-writes: threads sharing it may lose
-// each other's updates, which only blurs the statistics; every answer is
-// safe. The count of unprobed Gets is exact.
+// Thread safety: none; GuardedDB keeps one gate per reading thread.
 
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 namespace sstfilter {
@@ -33,41 +32,49 @@ class ProbeGate {
   static constexpr uint32_t kMinShare = 16;
   static constexpr uint32_t kSampleEvery = 8;
 
-  // Whether this Get probes; a Get that does not is counted unprobed.
+  // Whether this Get probes; one that does not is counted as skipped.
   bool ShouldProbe() {
-    if (!sampling_.load(std::memory_order_relaxed)) return true;
-    const uint32_t tick = tick_.load(std::memory_order_relaxed) + 1;
-    tick_.store(tick, std::memory_order_relaxed);
-    if (tick % kSampleEvery == 0) return true;
-    unprobed_.fetch_add(1, std::memory_order_relaxed);
+    if (!sampling_) return true;
+    if (++tick_ % kSampleEvery == 0) return true;
+    ++skipped_;
     return false;
   }
 
   // After a Get's probe: whether the guard ruled its key out.
   void Record(bool ruled_out) {
-    const uint32_t probes = probes_.load(std::memory_order_relaxed) + 1;
-    const uint32_t hits = hits_.load(std::memory_order_relaxed) + (ruled_out ? 1 : 0);
-    const bool sampling = sampling_.load(std::memory_order_relaxed);
-    const bool enough = hits * kMinShare >= kEpoch;  // 1 in kMinShare of an epoch
-    if (probes < kEpoch && !(sampling && enough)) {
-      probes_.store(probes, std::memory_order_relaxed);
-      hits_.store(hits, std::memory_order_relaxed);
+    ++probes_;
+    ruled_out_ += ruled_out ? 1 : 0;
+    in_a_row_ = ruled_out ? in_a_row_ + 1 : 0;
+    const bool enough = ruled_out_ * kMinShare >= kEpoch;
+    const bool was_sampling = sampling_;
+    if (sampling_ && (enough || in_a_row_ >= kMinShare)) {
+      sampling_ = false;
+    } else if (probes_ < kEpoch) {
       return;
+    } else {
+      sampling_ = !enough;  // a sampling epoch that got here stays sampling
     }
-    sampling_.store(!enough, std::memory_order_relaxed);
-    probes_.store(0, std::memory_order_relaxed);
-    hits_.store(0, std::memory_order_relaxed);
+    if (sampling_ != was_sampling) in_a_row_ = 0;
+    probes_ = 0;
+    ruled_out_ = 0;
   }
 
-  bool sampling() const { return sampling_.load(std::memory_order_relaxed); }
-  uint64_t unprobed() const { return unprobed_.load(std::memory_order_relaxed); }
+  // The Gets skipped since the last call.
+  uint32_t TakeSkipped() {
+    const uint32_t n = skipped_;
+    skipped_ = 0;
+    return n;
+  }
+
+  bool sampling() const { return sampling_; }
 
  private:
-  std::atomic<uint32_t> probes_{0};  // this epoch's
-  std::atomic<uint32_t> hits_{0};    // of them ruled out
-  std::atomic<uint32_t> tick_{0};    // Gets while sampling
-  std::atomic<bool> sampling_{false};
-  std::atomic<uint64_t> unprobed_{0};
+  uint32_t probes_ = 0;     // this epoch's
+  uint32_t ruled_out_ = 0;  // of them
+  uint32_t in_a_row_ = 0;   // the last probes ruled out, while sampling
+  uint32_t tick_ = 0;       // Gets while sampling
+  uint32_t skipped_ = 0;    // not yet taken
+  bool sampling_ = false;
 };
 
 }  // namespace guard_internal

@@ -18,9 +18,10 @@ namespace test {
 
 class GuardedDBRestartTest : public ::testing::Test {
  protected:
+  // Every Get probes: Reopen counts what the guard rules out.
   std::unique_ptr<GuardedDB> Open(const std::string& path = "") {
     std::unique_ptr<GuardedDB> db;
-    EXPECT_TRUE(GuardedDB::Open(options_, QuietGuard(), path.empty() ? dir_.path() : path, &db)
+    EXPECT_TRUE(GuardedDB::Open(options_, EveryGetProbes(), path.empty() ? dir_.path() : path, &db)
                     .ok());
     return db;
   }

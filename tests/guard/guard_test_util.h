@@ -43,11 +43,15 @@ inline rocksdb::Options GuardTestOptions() {
   return o;
 }
 
-// Every Get probes: these tests count what the filter rules out, so a read
-// must not skip its probe (adaptive probes: guarded_db_adaptive_test.cc).
 inline GuardOptions QuietGuard() {
   GuardOptions g;
   g.report_progress = false;
+  return g;
+}
+
+// For tests that count what the filter rules out: every Get probes, none
+// skips its probe (adaptive probes: guarded_db_adaptive_test.cc).
+inline GuardOptions EveryGetProbes(GuardOptions g = QuietGuard()) {
   g.adaptive_probes = false;
   return g;
 }

@@ -314,7 +314,7 @@ INSTANTIATE_TEST_SUITE_P(
 // read back NotFound through it while open.
 TEST(GuardTxnTest, CommitsThroughAWrappedGuardAreFound) {
   TempDir dir;
-  TxnStack stack(Layer::kWrapCommitted, dir.path(), QuietGuard());
+  TxnStack stack(Layer::kWrapCommitted, dir.path(), EveryGetProbes());  // counts ruled out
   ASSERT_TRUE(stack.status().ok()) << stack.status().ToString();
   auto* txn_db = static_cast<rocksdb::TransactionDB*>(stack.top());
   for (int i = 0; i < 200; ++i) {

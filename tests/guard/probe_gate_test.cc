@@ -1,14 +1,10 @@
 // ProbeGate (guard/probe_gate.h) on its own: when a reader leaves probing
-// every Get, what brings it back, and the exact count of unprobed Gets
-// when threads share a gate (this test also runs under TSan).
+// every Get, what brings it back and how soon, and the count of skipped
+// Gets.
 
 #include "guard/probe_gate.h"
 
 #include <gtest/gtest.h>
-
-#include <atomic>
-#include <thread>
-#include <vector>
 
 namespace sstfilter {
 namespace guard_internal {
@@ -30,12 +26,22 @@ uint32_t Gets(ProbeGate* gate, uint32_t n, bool ruled_out) {
   return probed;
 }
 
-// Probes `hits` of an epoch ruled out, the rest not.
-void Epoch(ProbeGate* gate, uint32_t hits) {
-  for (uint32_t i = 0; i < kEpoch; ++i) {
-    ASSERT_TRUE(gate->ShouldProbe());
-    gate->Record(i < hits);
+// Probes with `ruled_out` of them ruled out, spread evenly (every Get
+// probes only while not sampling: callers check).
+void Probes(ProbeGate* gate, uint32_t n, uint32_t ruled_out) {
+  for (uint32_t i = 0; i < n; ++i) {
+    while (!gate->ShouldProbe()) {
+    }
+    gate->Record(i * ruled_out / n != (i + 1) * ruled_out / n);
   }
+}
+
+ProbeGate Sampling() {
+  ProbeGate gate;
+  Probes(&gate, kEpoch, 0);
+  EXPECT_TRUE(gate.sampling());
+  gate.TakeSkipped();
+  return gate;
 }
 
 TEST(ProbeGateTest, ProbesEveryGetUntilAnEpochRulesOutTooFew) {
@@ -44,64 +50,50 @@ TEST(ProbeGateTest, ProbesEveryGetUntilAnEpochRulesOutTooFew) {
   EXPECT_FALSE(gate.sampling());
   EXPECT_EQ(Gets(&gate, 1, false), 1u);
   EXPECT_TRUE(gate.sampling());
+  EXPECT_EQ(gate.TakeSkipped(), 0u);
   EXPECT_EQ(Gets(&gate, 80 * kSampleEvery, false), 80u);
-  EXPECT_EQ(gate.unprobed(), 80u * (kSampleEvery - 1));
+  EXPECT_EQ(gate.TakeSkipped(), 80u * (kSampleEvery - 1));
+  EXPECT_EQ(gate.TakeSkipped(), 0u);
 }
 
 TEST(ProbeGateTest, OneInMinShareRuledOutKeepsEveryProbe) {
   ProbeGate gate;
-  Epoch(&gate, kEpoch / kMinShare);
+  Probes(&gate, kEpoch, kEpoch / kMinShare);
   EXPECT_FALSE(gate.sampling());
-  Epoch(&gate, kEpoch / kMinShare - 1);
+  Probes(&gate, kEpoch, kEpoch / kMinShare - 1);
   EXPECT_TRUE(gate.sampling());
 }
 
-TEST(ProbeGateTest, AFloodOfAbsentKeysBringsEveryProbeBackAtOnce) {
-  ProbeGate gate;
-  Epoch(&gate, 0);
-  ASSERT_TRUE(gate.sampling());
-  // Every sampled probe rules its key out: kMinShare of them end sampling,
-  // long before the epoch does.
+TEST(ProbeGateTest, AFloodBringsEveryProbeBackWithinMinShareSampledProbes) {
+  ProbeGate gate = Sampling();
   EXPECT_EQ(Gets(&gate, kMinShare * kSampleEvery, true), kMinShare);
   EXPECT_FALSE(gate.sampling());
   EXPECT_EQ(Gets(&gate, 100, true), 100u);
 }
 
-TEST(ProbeGateTest, SamplingStaysWhileSampledProbesRuleOutTooFew) {
-  ProbeGate gate;
-  Epoch(&gate, 0);
-  // A whole sampled epoch with kMinShare - 1 ruled out.
-  for (uint32_t i = 0; i < kEpoch; ++i) {
-    while (!gate.ShouldProbe()) {
-    }
-    gate.Record(i < kMinShare - 1);
+// The flood starts just before a sampling epoch ends: the probes in a row
+// carry over the epoch's end.
+TEST(ProbeGateTest, AFloodAcrossAnEpochsEndIsStillCaughtInTime) {
+  for (uint32_t before : {kEpoch - kMinShare + 1, kEpoch - 1, kEpoch - kMinShare / 2}) {
+    ProbeGate gate = Sampling();
+    Probes(&gate, before, 0);
+    ASSERT_TRUE(gate.sampling());
+    EXPECT_EQ(Gets(&gate, kMinShare * kSampleEvery, true), kMinShare) << before;
+    EXPECT_FALSE(gate.sampling()) << before;
   }
-  EXPECT_TRUE(gate.sampling());
-  EXPECT_EQ(gate.unprobed(), uint64_t{kEpoch} * (kSampleEvery - 1));
 }
 
-TEST(ProbeGateTest, ThreadsSharingAGateCountEveryUnprobedGet) {
-  ProbeGate gate;
-  std::atomic<uint64_t> skipped{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 3; ++t) {
-    threads.emplace_back([&, t] {
-      uint64_t mine = 0;
-      for (uint32_t i = 0; i < 200000; ++i) {
-        if (!gate.ShouldProbe()) {
-          ++mine;
-          continue;
-        }
-        // Thread 0 reads absent keys in bursts, the others present keys:
-        // the gate goes in and out of sampling.
-        gate.Record(t == 0 && (i / 4096) % 2 == 1);
-      }
-      skipped.fetch_add(mine);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  EXPECT_EQ(gate.unprobed(), skipped.load());
-  EXPECT_GT(skipped.load(), 0u);
+TEST(ProbeGateTest, AMixAtOneInMinShareBringsEveryProbeBack) {
+  ProbeGate gate = Sampling();
+  Probes(&gate, kEpoch, kEpoch / kMinShare);
+  EXPECT_FALSE(gate.sampling());
+}
+
+TEST(ProbeGateTest, SamplingStaysWhileSampledProbesRuleOutTooFew) {
+  ProbeGate gate = Sampling();
+  for (int epoch = 0; epoch < 3; ++epoch) Probes(&gate, kEpoch, kMinShare - 1);
+  EXPECT_TRUE(gate.sampling());
+  EXPECT_EQ(gate.TakeSkipped(), 3u * kEpoch * (kSampleEvery - 1));
 }
 
 }  // namespace

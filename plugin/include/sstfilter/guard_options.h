@@ -38,17 +38,20 @@ struct GuardOptions {
   // A single-key Get probes the guard only while probing pays: while fewer
   // than 1 in 16 of a reading thread's probed Gets are ruled out, it probes
   // 1 Get in 8 and sends the others to the DB unprobed, and it probes every
-  // Get again as soon as 1 in 16 of those are ruled out (a flood of absent
-  // keys shows within about 128 Gets). A present key's probe is a memory
-  // access out of cache, about 5% of its Get; an unprobed Get is answered
-  // by the DB, so it is never wrong, only unguarded. MultiGet and
-  // KeyMayExist always probe. false: every Get probes.
+  // Get again once 1 in 16 of those probes are ruled out (a flood of absent
+  // keys, within 128 Gets). A present key's probe is a memory access, out
+  // of cache behind the DB's own reads (docs/results/guard.md measures
+  // it); an unprobed Get is answered by the DB, so it is never wrong, only
+  // unguarded. Each thread decides for the GuardedDB it read last (one that
+  // alternates between two probes every Get). MultiGet and KeyMayExist
+  // always probe. false: every Get probes.
   bool adaptive_probes = true;
 };
 
 struct GuardStats {
   uint64_t ruled_out = 0;       // reads answered NotFound/false by the guard
-  uint64_t unprobed_gets = 0;   // Gets sent to the DB unprobed (adaptive_probes)
+  uint64_t unprobed_gets = 0;   // Gets sent to the DB unprobed (adaptive_probes),
+                                // counted at the thread's next probe
   uint64_t keys = 0;            // entries in the guards (stale ones included)
   uint64_t memory_bytes = 0;    // filter bytes over every guarded family, and
                                 // what a running re-presize holds (below)
