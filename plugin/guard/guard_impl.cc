@@ -26,12 +26,23 @@ struct ThreadReader {
 };
 thread_local ThreadReader t_reader;
 
-size_t ThreadSlot() {
-  if (t_reader.slot == kNoSlot) {
+// The calling thread's. In a shared library the address is a
+// __tls_get_addr call, which the compiler would otherwise make again at
+// each use: the empty asm hides where the pointer came from.
+inline ThreadReader* ThisThread() {
+  ThreadReader* reader = &t_reader;
+#if defined(__GNUC__)
+  asm("" : "+r"(reader));
+#endif
+  return reader;
+}
+
+size_t SlotOf(ThreadReader* reader) {
+  if (reader->slot == kNoSlot) {
     static std::atomic<size_t> next{0};
-    t_reader.slot = next.fetch_add(1, std::memory_order_relaxed);
+    reader->slot = next.fetch_add(1, std::memory_order_relaxed);
   }
-  return t_reader.slot;
+  return reader->slot;
 }
 }  // namespace
 
@@ -97,19 +108,28 @@ rocksdb::Status guard_internal::Impl::NewFilter(uint64_t capacity,
 }
 
 void guard_internal::Impl::CountRuledOut(uint64_t n) {
-  counters_[ThreadSlot() % kCounterSlots].ruled_out.fetch_add(n, std::memory_order_relaxed);
+  counters_[SlotOf(ThisThread()) % kCounterSlots].ruled_out.fetch_add(n,
+                                                                       std::memory_order_relaxed);
 }
 
-void guard_internal::Impl::CountUnprobed(uint64_t n) {
-  counters_[ThreadSlot() % kCounterSlots].unprobed.fetch_add(n, std::memory_order_relaxed);
-}
-
-guard_internal::ProbeGate& guard_internal::Impl::Gate() {
-  if (t_reader.gate_owner != id_) {
-    t_reader.gate_owner = id_;
-    t_reader.gate = ProbeGate();
+// One thread-local lookup for the gate and the counter slot: a ruled-out
+// Get is only a hash and a probe besides.
+bool guard_internal::Impl::GatedRuledOut(const GuardFamily& g, uint64_t hash) {
+  ThreadReader* reader = ThisThread();
+  if (reader->gate_owner != id_) {
+    reader->gate_owner = id_;
+    reader->gate = ProbeGate();
   }
-  return t_reader.gate;
+  if (!reader->gate.ShouldProbe()) return false;
+  const bool ruled_out = !g.MayContainHash(hash);
+  reader->gate.Record(ruled_out);
+  const uint32_t skipped = reader->gate.TakeSkipped();
+  if (skipped == 0 && !ruled_out) return false;
+  Counters& c = counters_[SlotOf(reader) % kCounterSlots];
+  // The Gets skipped since the thread's last probe, counted at once.
+  if (skipped != 0) c.unprobed.fetch_add(skipped, std::memory_order_relaxed);
+  if (ruled_out) c.ruled_out.fetch_add(1, std::memory_order_relaxed);
+  return ruled_out;
 }
 
 uint64_t guard_internal::Impl::RuledOut() const {

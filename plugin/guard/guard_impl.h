@@ -61,13 +61,14 @@ struct Impl {
   // counted in one of a few slots per DB, picked round-robin by thread so
   // that two readers rarely share a cache line.
   void CountRuledOut(uint64_t n);
-  void CountUnprobed(uint64_t n);
   uint64_t RuledOut() const;
   uint64_t Unprobed() const;
-  // GuardOptions::adaptive_probes, and the calling thread's gate for this
-  // DB: a thread that has read another GuardedDB since starts it afresh.
   bool adaptive_probes() const { return adaptive_probes_; }
-  ProbeGate& Gate();
+  // A single-key Get of `hash` in family `g` with adaptive probes: true if
+  // the calling thread's gate lets it probe and `g` rules the key out
+  // (counted). The thread's gate serves this DB: a thread that has read
+  // another GuardedDB since starts it afresh (probe_gate.h).
+  bool GatedRuledOut(const GuardFamily& g, uint64_t hash);
 
   // A hook for a family's memtable_factory, installed before the family
   // is opened or created (guard_hook.h); attached to the family's guard

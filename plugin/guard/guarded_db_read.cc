@@ -39,14 +39,7 @@ bool GetRuledOut(guard_internal::Impl& impl, rocksdb::ColumnFamilyHandle* cf,
     impl.CountRuledOut(1);
     return true;
   }
-  guard_internal::ProbeGate& gate = impl.Gate();
-  if (!gate.ShouldProbe()) return false;
-  const bool ruled_out = !g->MayContainHash(KeyHash(key));
-  gate.Record(ruled_out);
-  // The Gets skipped since the last probe, counted at once.
-  if (const uint32_t skipped = gate.TakeSkipped()) impl.CountUnprobed(skipped);
-  if (ruled_out) impl.CountRuledOut(1);
-  return ruled_out;
+  return impl.GatedRuledOut(*g, KeyHash(key));
 }
 
 }  // namespace

@@ -42,19 +42,22 @@ class ProbeGate {
 
   // After a Get's probe: whether the guard ruled its key out.
   void Record(bool ruled_out) {
-    ++probes_;
     ruled_out_ += ruled_out ? 1 : 0;
-    in_a_row_ = ruled_out ? in_a_row_ + 1 : 0;
-    const bool enough = ruled_out_ * kMinShare >= kEpoch;
-    const bool was_sampling = sampling_;
-    if (sampling_ && (enough || in_a_row_ >= kMinShare)) {
-      sampling_ = false;
-    } else if (probes_ < kEpoch) {
-      return;
+    ++probes_;
+    if (!sampling_) {
+      if (probes_ < kEpoch) return;
+      sampling_ = !Enough();
     } else {
-      sampling_ = !enough;  // a sampling epoch that got here stays sampling
+      in_a_row_ = ruled_out ? in_a_row_ + 1 : 0;
+      if (Enough() || in_a_row_ >= kMinShare) {
+        sampling_ = false;
+      } else if (probes_ < kEpoch) {
+        return;
+      }
+      // A sampling epoch that ends without enough stays sampling; the
+      // probes in a row carry over.
     }
-    if (sampling_ != was_sampling) in_a_row_ = 0;
+    if (!sampling_) in_a_row_ = 0;
     probes_ = 0;
     ruled_out_ = 0;
   }
@@ -69,6 +72,8 @@ class ProbeGate {
   bool sampling() const { return sampling_; }
 
  private:
+  bool Enough() const { return ruled_out_ * kMinShare >= kEpoch; }  // 1 in kMinShare
+
   uint32_t probes_ = 0;     // this epoch's
   uint32_t ruled_out_ = 0;  // of them
   uint32_t in_a_row_ = 0;   // the last probes ruled out, while sampling
