@@ -260,6 +260,11 @@ int main(int argc, char** argv) {
       {"Get, 5% absent, every Get probed", 0, "adaptive_probes off",
        [&](rocksdb::DB* db, bool, uint64_t count) { mostly_present(db, count); }, FLAGS_read_ops,
        false, /*adaptive=*/false},
+      {"absent Get, every Get probed", 0, "adaptive_probes off", [&](rocksdb::DB* db, bool,
+                                                                    uint64_t count) {
+         std::string v;
+         for (uint64_t i = 0; i < count; ++i) db->Get(ro, absent_keys[i % pool], &v);
+       }, FLAGS_read_ops, false, /*adaptive=*/false},
       {"Get, 5% absent", 0, "under 1 in 16: most Gets, absent ones included, go unprobed",
        [&](rocksdb::DB* db, bool, uint64_t count) { mostly_present(db, count); }, FLAGS_read_ops},
       {"fillrandom (new keys)", 0.9, "", [&](rocksdb::DB*, bool g, uint64_t count) {
