@@ -1,6 +1,7 @@
 #include "guard/guard_impl.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace sstfilter {
 namespace {
@@ -24,6 +25,8 @@ struct ThreadReader {
   uint64_t gate_owner = 0;  // Impl id
   guard_internal::ProbeGate gate;
 };
+static_assert(std::is_trivially_destructible<ThreadReader>::value,
+              "a thread_local that needs no registration at thread start or exit");
 thread_local ThreadReader t_reader;
 
 // The calling thread's. In a shared library the address is a

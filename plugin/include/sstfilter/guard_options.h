@@ -37,11 +37,12 @@ struct GuardOptions {
   bool background_represize = true;
   // A single-key Get probes the guard only while probing pays: while fewer
   // than 1 in 16 of a reading thread's probed Gets are ruled out, it probes
-  // 1 Get in 8 and sends the others to the DB unprobed, and it probes every
-  // Get again once 1 in 16 of those probes are ruled out (a flood of absent
-  // keys, within 128 Gets). A present key's probe is a memory access, out
-  // of cache behind the DB's own reads (docs/results/guard.md measures
-  // it); an unprobed Get is answered by the DB, so it is never wrong, only
+  // 1 Get in 8 (at a pseudo-random place in each 8) and sends the others to
+  // the DB unprobed, and it probes every Get again once 1 in 16 of those
+  // probes, or 16 in a row, are ruled out (a flood of absent keys, within
+  // 135 Gets). A present key's probe is a memory access, out of cache
+  // behind the DB's own reads (docs/results/guard.md measures it); an
+  // unprobed Get is answered by the DB, so it is never wrong, only
   // unguarded. Each thread decides for the GuardedDB it read last (one that
   // alternates between two probes every Get). MultiGet and KeyMayExist
   // always probe. false: every Get probes.
@@ -51,7 +52,9 @@ struct GuardOptions {
 struct GuardStats {
   uint64_t ruled_out = 0;       // reads answered NotFound/false by the guard
   uint64_t unprobed_gets = 0;   // Gets sent to the DB unprobed (adaptive_probes),
-                                // counted at the thread's next probe
+                                // counted at the thread's next probe of this DB
+                                // (a thread that moves to another DB or exits
+                                // leaves up to 7 uncounted)
   uint64_t keys = 0;            // entries in the guards (stale ones included)
   uint64_t memory_bytes = 0;    // filter bytes over every guarded family, and
                                 // what a running re-presize holds (below)
