@@ -40,12 +40,12 @@ struct GuardOptions {
   // 1 Get in 8 (at a pseudo-random place in each 8) and sends the others to
   // the DB unprobed, and it probes every Get again once 1 in 16 of those
   // probes, or 16 in a row, are ruled out (a flood of absent keys, within
-  // 135 Gets). A present key's probe is a memory access, out of cache
-  // behind the DB's own reads (docs/results/guard.md measures it); an
-  // unprobed Get is answered by the DB, so it is never wrong, only
-  // unguarded. Each thread decides for the GuardedDB it read last (one that
-  // alternates between two probes every Get). MultiGet and KeyMayExist
-  // always probe. false: every Get probes.
+  // 135 Gets, barring the guard's false positives among them). A present
+  // key's probe is a memory access, out of cache behind the DB's own reads
+  // (docs/results/guard.md measures it); an unprobed Get is answered by the
+  // DB, so it is never wrong, only unguarded. Each thread decides for the
+  // GuardedDB it read last (one that alternates between two probes every
+  // Get). MultiGet and KeyMayExist always probe. false: every Get probes.
   bool adaptive_probes = true;
 };
 
