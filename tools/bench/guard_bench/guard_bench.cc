@@ -29,7 +29,6 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -39,6 +38,7 @@
 #include <vector>
 
 #include "bench_dbs.h"
+#include "growth.h"
 #include "workload.h"
 #include "rocksdb_adapter/db_open.h"
 
@@ -69,9 +69,6 @@ DEFINE_string(workloads, "", "comma-separated prefixes of the workload names to 
               "\"absent,fillrandom\" (default: all)");
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string Key(uint64_t i) {
   char buf[24];
@@ -135,7 +132,7 @@ int main(int argc, char** argv) {
     std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
-    const auto start = Clock::now();
+    const auto start = guard_bench::Clock::now();
     for (uint64_t i = 0; i < n; i += 1000) {
       rocksdb::WriteBatch b;
       for (uint64_t j = i; j < std::min(n, i + 1000); ++j) b.Put(Key(order[j]), value(order[j]));
@@ -144,7 +141,7 @@ int main(int argc, char** argv) {
     }
     db->Flush(rocksdb::FlushOptions());
     std::fprintf(stderr, "load: %llu keys in %.1f s; compacting...\n", (unsigned long long)n,
-                 Since(start));
+                 guard_bench::Since(start));
     db->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr);
   }
   sstfilter::GuardOptions guard;
@@ -227,6 +224,10 @@ int main(int argc, char** argv) {
       }
     }
   };
+  auto present_gets = [&](rocksdb::DB* db, uint64_t count) {
+    std::string v;
+    for (uint64_t i = 0; i < count; ++i) misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
+  };
   auto absent_gets = [&](rocksdb::DB* db, uint64_t count) {
     std::string v;
     for (uint64_t i = 0; i < count; ++i) db->Get(ro, absent_keys[i % pool], &v);
@@ -260,17 +261,11 @@ int main(int argc, char** argv) {
       {"absent Get, short blocks", 0, "blocks of --read_ops, started cold",
        [&](rocksdb::DB* db, bool, uint64_t count) { absent_gets(db, count); }, FLAGS_read_ops},
       {"present Get", 0.95, "", [&](rocksdb::DB* db, bool, uint64_t count) {
-         std::string v;
-         for (uint64_t i = 0; i < count; ++i) {
-           misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
-         }
+         present_gets(db, count);
        }, FLAGS_read_ops},
       {"present Get, every Get probed", 0, "adaptive_probes off", [&](rocksdb::DB* db, bool,
                                                                      uint64_t count) {
-         std::string v;
-         for (uint64_t i = 0; i < count; ++i) {
-           misses += db->Get(ro, pick(present_keys), &v).ok() ? 0 : 1;
-         }
+         present_gets(db, count);
        }, FLAGS_read_ops, false, /*adaptive=*/false},
       {"Get, 5% absent, every Get probed", 0, "adaptive_probes off",
        [&](rocksdb::DB* db, bool, uint64_t count) { mostly_present(db, count); }, FLAGS_read_ops,
@@ -328,53 +323,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(FLAGS_write_block));
   std::printf("| workload | unguarded ops/s | guarded ops/s | guarded/unguarded (median of rounds) | target |\n");
   std::printf("|---|---:|---:|---:|---|\n");
-  bool all_hold = true;
-  for (guard_bench::Workload& w : workloads) {
+  for (const guard_bench::Workload& w : workloads) {
     if (!guard_bench::Selected(FLAGS_workloads, w.name)) continue;
     if (w.adaptive != adaptive) open_main(adaptive = w.adaptive);
-    std::vector<double> rate[2];
-    // A write workload changes what it measures: the memtable grows, a
-    // flush or compaction starts in the background and takes a core. Run
-    // back to back, one side would get the emptier memtable or the
-    // compaction (50,000 puts are about 5 s): so its two sides alternate in
-    // blocks of --write_block operations and each side's blocks are timed
-    // and summed. Reads leave the DB as it is and run one block per side
-    // (interleaving them would also charge the guarded side for the cache
-    // the unguarded one just churned).
-    const uint64_t block = w.writes && FLAGS_write_block > 0 ? FLAGS_write_block : w.ops;
-    for (int r = 0; r < FLAGS_rounds; ++r) {
-      double seconds[2] = {0, 0};
-      for (uint64_t done = 0, b = 0; done < w.ops; done += block, ++b) {
-        const uint64_t count = std::min(block, w.ops - done);
-        for (int g = 0; g < 2; ++g) {
-          const bool guarded = (g + r + b) % 2 == 1;  // alternate which goes first
-          rocksdb::DB* db = guarded ? guarded_reads : base;
-          const auto start = Clock::now();
-          w.run(db, guarded, count);
-          seconds[guarded] += Since(start);
-        }
-      }
-      for (int g = 0; g < 2; ++g) rate[g].push_back(w.ops / seconds[g]);
-      std::fprintf(stderr, "%s: round %d: unguarded %.0f ops/s, guarded %.0f ops/s\n", w.name,
-                   r + 1, rate[0].back(), rate[1].back());
-    }
-    // The ratio is the median of each round's guarded/unguarded pair (run
-    // back to back), which cancels most of a shared machine's drift.
-    std::vector<double> ratios;
-    for (int r = 0; r < FLAGS_rounds; ++r) ratios.push_back(rate[1][r] / rate[0][r]);
-    const double ratio = guard_bench::Median(ratios);
-    std::string target = "reported";
-    if (w.target > 0) {
-      const bool holds = ratio >= w.target;
-      all_hold = all_hold && holds;
-      char buf[64];
-      std::snprintf(buf, sizeof(buf), ">= %.2fx: %s", w.target, holds ? "holds" : "MISSED");
-      target = buf;
-    }
-    if (*w.note) target += std::string(" (") + w.note + ")";
-    std::printf("| %s | %.0f | %.0f | %.2fx | %s |\n", w.name, guard_bench::Median(rate[0]),
-                guard_bench::Median(rate[1]),
-                ratio, target.c_str());
+    guard_bench::PrintRow(w, guard_bench::Measure(w, FLAGS_rounds, FLAGS_write_block, base,
+                                                  guarded_reads));
     std::fflush(stdout);
   }
   // FPR over distinct keys never written (after all the writes above, so
@@ -399,55 +352,13 @@ int main(int argc, char** argv) {
               per_m > 0 ? 1e6 / per_m : 0.0);
   std::printf("| present keys missed | %llu | 0 |\n", static_cast<unsigned long long>(misses));
   if (FLAGS_growth > 1 && built.keys > 0) {
-    // New keys through the guard (empty values: the filter is what grows)
-    // until it holds --growth times its keys at open, sampling bits/key
-    // after every batch. Re-presizes run in the background as they would
-    // for a user; the last figure is taken without waiting for one.
-    const auto start = Clock::now();
-    uint64_t next = 2 * n;  // past every key the runs wrote
-    double worst = 0;
-    uint64_t worst_keys = 0;
-    for (;;) {
-      const sstfilter::GuardStats now = gdb->GetGuardStats();
-      const double now_bits = now.memory_bytes * 8.0 / now.keys;
-      if (now_bits > worst) {
-        worst = now_bits;
-        worst_keys = now.keys;
-      }
-      if (now.keys >= FLAGS_growth * static_cast<double>(built.keys)) break;
-      rocksdb::WriteBatch b;
-      for (int j = 0; j < 1000; ++j) b.Put(Key(next++), "");
-      guarded_reads->Write(wo, &b);
-    }
-    const sstfilter::GuardStats grown = gdb->GetGuardStats();
-    const double grown_bits = grown.memory_bytes * 8.0 / grown.keys;
-    std::fprintf(stderr, "growth: %llu keys in %.1f s\n",
-                 static_cast<unsigned long long>(grown.keys), Since(start));
-    std::printf("| bits/key after growing to %.0fx the keys at open (%llu) | %.2f (%.2fx at open) "
-                "| <= 1.40x: %s |\n",
-                FLAGS_growth, static_cast<unsigned long long>(grown.keys), grown_bits,
-                grown_bits / bits, grown_bits / bits <= 1.4 ? "holds" : "MISSED");
-    std::printf("| highest bits/key while growing (at %llu keys; after every 1000) | %.2f "
-                "(%.2fx at open) | |\n",
-                static_cast<unsigned long long>(worst_keys), worst, worst / bits);
-    std::printf("| re-presizes while growing | %llu (%.2f s in all) | |\n",
-                static_cast<unsigned long long>(grown.represizes), grown.represize_seconds);
-    const uint64_t ruled_before = gdb->RuledOut();
-    for (uint64_t i = 0; i < fpr_queries; ++i) {
-      std::string v;
-      gdb->KeyMayExist(ro, Key(i) + "z", &v);
-    }
-    const double grown_fpr =
-        1.0 - static_cast<double>(gdb->RuledOut() - ruled_before) / fpr_queries;
-    std::printf("| measured FPR after growing (%llu absent keys) | %.4f%% | <= %.3f%%: %s |\n",
-                static_cast<unsigned long long>(fpr_queries), grown_fpr * 100,
-                FLAGS_target_fpr * 100, grown_fpr <= FLAGS_target_fpr ? "holds" : "MISSED");
+    guard_bench::ReportGrowth(gdb, guarded_reads, Key, /*first_key=*/2 * n,  // past every key
+                              FLAGS_growth, built.keys, bits, fpr_queries, FLAGS_target_fpr);
   }
   main_db->Close();
   for (auto& w : writes) w->Close();
   if (FLAGS_db.empty()) std::filesystem::remove_all(dir);
   std::filesystem::remove_all(dir + "-writes-guarded");
   std::filesystem::remove_all(dir + "-writes-plain");
-  (void)all_hold;  // targets are reported; only a miss is an error
   return misses == 0 ? 0 : 1;
 }
