@@ -6,6 +6,7 @@
 #include <sstfilter/guarded_db.h>
 
 #include <rocksdb/comparator.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/listener.h>
 
 #include "guard/guard_impl.h"
@@ -160,16 +161,38 @@ rocksdb::Status GuardedDB::Open(const rocksdb::DBOptions& options, const GuardOp
 rocksdb::Status GuardedDB::Close() {
   if (closed_) return rocksdb::Status::OK();
   closed_ = true;
-  // No flush or compaction may finish between the saved list of live SSTs
-  // and the close: its output, written by this session, would look to the
-  // next Open like an SST from elsewhere, and cost a rebuild. (Close waits
-  // for that work anyway; a failure here costs at most that rebuild.)
   impl_->StopRepresize(/*forever=*/true);
-  db_->PauseBackgroundWork().PermitUncheckedError();
+  // RocksDB's own shutdown, ahead of the save: the flush of unlogged
+  // (disableWAL) writes that a plain close makes, unless
+  // avoid_flush_during_shutdown, then the end of all background work. From
+  // here no flush or compaction can change the live SSTs, so the list
+  // SaveGuards writes is the one the next Open finds. That flush waits for
+  // RocksDB's background threads, so a pause made through this object is
+  // lifted first; RocksDB alone would wait forever for it.
+  for (int n = user_pauses_.exchange(0); n > 0; --n) {
+    db_->ContinueBackgroundWork().PermitUncheckedError();
+  }
+  rocksdb::CancelAllBackgroundWork(db_, /*wait=*/true);
   const rocksdb::Status saved = SaveGuards(db_, impl_.get());
   const rocksdb::Status closed = db_->Close();
   impl_->DetachHooks();
   return saved.ok() ? closed : saved;
+}
+
+rocksdb::Status GuardedDB::PauseBackgroundWork() {
+  const rocksdb::Status s = db_->PauseBackgroundWork();
+  if (s.ok()) ++user_pauses_;
+  return s;
+}
+
+rocksdb::Status GuardedDB::ContinueBackgroundWork() {
+  const rocksdb::Status s = db_->ContinueBackgroundWork();
+  if (s.ok()) {
+    int n = user_pauses_.load();
+    while (n > 0 && !user_pauses_.compare_exchange_weak(n, n - 1)) {
+    }
+  }
+  return s;
 }
 
 uint64_t GuardedDB::RuledOut() const { return impl_->RuledOut(); }

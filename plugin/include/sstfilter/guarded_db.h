@@ -27,6 +27,10 @@
 //   latest state only). A TransactionDB's reads inside a transaction, and
 //   all reads of WRITE_PREPARED/UNPREPARED, go to the DB below the guard:
 //   correct, not sped up.
+// - Keys are hashed as bytes: two keys the comparator calls equal must be
+//   equal bytes (as RocksDB's own filters assume). Under a comparator that
+//   calls different bytes equal, a read of one spelling may be ruled out
+//   when only another was written.
 // - Refused with Status::NotSupported at Open or CreateColumnFamily:
 //   user-defined timestamps on a guarded family; unordered_write (a write
 //   is visible before its memtable insert); memtable_factory
@@ -85,6 +89,7 @@
 
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -144,8 +149,19 @@ class GuardedDB : public rocksdb::StackableDB {
   GuardStats GetGuardStats() const;
   uint64_t RuledOut() const;  // GuardStats::ruled_out, cheaply
 
-  // Saves the guard, then closes the DB (a running re-presize is stopped).
+  // Closes as RocksDB does, saving the guard on the way: a running
+  // re-presize is stopped; unlogged (disableWAL) writes are flushed, unless
+  // avoid_flush_during_shutdown (then RocksDB drops them and the next Open
+  // rebuilds or loads a guard that still matches every key the DB kept);
+  // background work ends; the guard is saved; the DB closes. A
+  // PauseBackgroundWork made through this object is lifted first, so that
+  // flush can run (a pause made through GetBaseDB() is unknown here, and
+  // RocksDB's close then waits for it as it would without the guard).
   rocksdb::Status Close() override;
+
+  // RocksDB's, counted, so that Close can lift what is still paused.
+  rocksdb::Status PauseBackgroundWork() override;
+  rocksdb::Status ContinueBackgroundWork() override;
 
   // Rebuilds the family's guard filter for the keys it holds now and swaps
   // it in, on the calling thread, while reads and writes go on (see
@@ -250,6 +266,7 @@ class GuardedDB : public rocksdb::StackableDB {
   GuardedDB(rocksdb::DB* db, std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   bool closed_ = false;
+  std::atomic<int> user_pauses_{0};  // PauseBackgroundWork calls not yet continued
 };
 
 }  // namespace sstfilter
