@@ -32,6 +32,7 @@ void BitsBuilderAdapter::SetConstructionCharge(std::unique_ptr<ConstructionCharg
 
 void BitsBuilderAdapter::ChargeHashesSlow() {
   const size_t held = core_->hashes().capacity() * sizeof(uint64_t);
+  hashes_tried_ = held;
   if (charge_->Add(held - hashes_charged_)) hashes_charged_ = held;
 }
 
@@ -91,7 +92,22 @@ void BitsBuilderAdapter::AddKeyAndAlt(const rocksdb::Slice& key,
 
 size_t BitsBuilderAdapter::EstimateEntriesAdded() { return core_->NumHashes(); }
 
+rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf,
+                                          rocksdb::Status* status) {
+  if (refusal_.empty()) return Finish(buf);
+  core_ = NewFilterBuilder(spec_);  // the keys held so far, dropped
+  buf->reset();
+  if (status != nullptr) *status = rocksdb::Status::Corruption(refusal_);
+  return rocksdb::Slice();
+}
+
 rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
+  if (!refusal_.empty()) {
+    // A caller that takes no status: no filter for a refused policy (a
+    // table without one is read correctly, only slower).
+    rocksdb::Status ignored;
+    return Finish(buf, &ignored);
+  }
   if (chooser_) {
     const FilterSpec spec = chooser_(core_->NumHashes(), first_key_, last_key_, /*learn=*/true);
     chooser_ = nullptr;
@@ -114,6 +130,7 @@ rocksdb::Slice BitsBuilderAdapter::Finish(std::unique_ptr<const char[]>* buf) {
   if (charge_) {
     charge_->ReleaseAll();
     hashes_charged_ = 0;
+    hashes_tried_ = 0;
   }
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
   has_last_alt_ = false;  // the next filter starts fresh

@@ -47,6 +47,14 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // (optimize_filters_for_memory, memory_rounding.h). Off by default.
   void SetFillAllocation(bool fill) { fill_allocation_ = fill; }
 
+  // Makes every Finish fail the table being built: Finish(buf, status)
+  // sets *status to Corruption(why), the one error RocksDB's table builder
+  // takes from a filter, and returns no filter; so the table build fails
+  // with `why` (SstFileWriter::Finish returns it) rather than writing a
+  // file without a filter. For a policy whose options were refused
+  // (SstFilterPolicy::Refused) on paths that never validate options.
+  void Refuse(std::string why) { refusal_ = std::move(why); }
+
   void AddKey(const rocksdb::Slice& key) override;
 #if SSTFILTER_HAS_ADD_KEY_AND_ALT
   // Both hashes go in; `alt` (a prefix) only when it differs from the
@@ -54,8 +62,8 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   void AddKeyAndAlt(const rocksdb::Slice& key, const rocksdb::Slice& alt) override;
 #endif
   size_t EstimateEntriesAdded() override;
-  using rocksdb::FilterBitsBuilder::Finish;
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf, rocksdb::Status* status) override;
   // Corruption if `filter_content` is damaged, or (for the filter just
   // finished) does not match a key that was added.
   rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter_content) override;
@@ -94,9 +102,11 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   // or with a chooser not used yet, one of the filter it would choose now.
   const FilterBuilder& SizingBuilder(FilterSpec* spec = nullptr);
   size_t GuardSize() const;
-  // Charges the hashes' array as it grows (refusals ignored).
+  // Charges the hashes' array as it grows. A refusal is ignored (the
+  // hashes are held either way) and not retried until the array grows
+  // again: one cache insert per growth, not one per key.
   void ChargeHashes() {
-    if (charge_ && core_->hashes().capacity() * sizeof(uint64_t) > hashes_charged_) {
+    if (charge_ && core_->hashes().capacity() * sizeof(uint64_t) > hashes_tried_) {
       ChargeHashesSlow();
     }
   }
@@ -115,7 +125,9 @@ class BitsBuilderAdapter : public rocksdb::FilterBitsBuilder {
   bool has_first_key_ = false;
   std::unique_ptr<ConstructionCharge> charge_;
   bool fill_allocation_ = false;
-  size_t hashes_charged_ = 0;
+  size_t hashes_charged_ = 0;  // of the array's bytes, charged
+  size_t hashes_tried_ = 0;    // the array's bytes at the last attempt
+  std::string refusal_;  // non-empty: every Finish fails (Refuse)
   bool verify_after_build_;
   bool builtin_guard_;
   std::vector<uint64_t> finished_hashes_;  // of the last Finish, if verifying

@@ -70,10 +70,10 @@ FilterPlan FillAllocation(const FilterPlan& planned, const FilterSpec& spec, siz
                           size_t extra_bytes) {
 #if SSTFILTER_USABLE_SIZE
   if (num_keys == 0 || planned.kind == kSmallFormKind) return planned;
-  const size_t total = planned.bytes + extra_bytes;
+  const size_t total = planned.bytes + extra_bytes + kBlockTrailerBytes;
   const size_t usable = UsableSize(total);
   if (usable == total) return planned;
-  return LargestOfKindWithin(spec, planned, num_keys, usable - extra_bytes);
+  return LargestOfKindWithin(spec, planned, num_keys, usable - extra_bytes - kBlockTrailerBytes);
 #else
   (void)spec;
   (void)num_keys;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <rocksdb/env.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_type.h>
 
@@ -181,10 +182,27 @@ rocksdb::Status SstFilterPolicy::ValidateOptions(
   return rocksdb::FilterPolicy::ValidateOptions(db_opts, cf_opts);
 }
 
+rocksdb::FilterBitsBuilder* SstFilterPolicy::RefusedBuilder(
+    const rocksdb::FilterBuildingContext& context) const {
+  const std::string why = "filter_policy " + id_ + " is not usable: " +
+                          (configure_error_.getState() ? configure_error_.getState() : "");
+  if (context.reason == rocksdb::TableFileCreationReason::kRecovery) {
+    // RepairDB, the one recovery that runs without validating options,
+    // moves a log whose table fails to build out of the DB (to lost/):
+    // a table without a filter keeps its keys, and the DB's LOG says why.
+    rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, context.info_log,
+                 "sstfilter: writing a table without a filter: %s", why.c_str());
+    return nullptr;
+  }
+  auto* builder = new BitsBuilderAdapter(spec_, /*verify_after_build=*/false);
+  builder->Refuse(why);
+  return builder;
+}
+
 rocksdb::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const rocksdb::FilterBuildingContext& context) const {
   ReceivedFrom(this);
-  if (!configure_error_.ok()) return nullptr;
+  if (!configure_error_.ok()) return RefusedBuilder(context);
   auto* builder = new BitsBuilderAdapter(
       spec_,
       context.table_options.detect_filter_construct_corruption,

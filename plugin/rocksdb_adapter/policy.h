@@ -56,7 +56,12 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // "sstfilter", or with compat=builtin the built-in policies' name.
   const char* CompatibilityName() const override;
 
-  // Null (no filter) if the policy's options failed to configure.
+  // With options that failed to configure (Refused, or a bad option): a
+  // builder whose Finish fails the table with Corruption naming the id and
+  // the error, on the paths that never call ValidateOptions (SstFileWriter;
+  // DB::Open refuses the policy before any table is built). RepairDB's
+  // tables (reason kRecovery) get no filter instead, with an error in the
+  // DB's LOG: RepairDB would move a log whose table fails out of the DB.
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override;
   // Any bytes: content that is not an intact sstfilter filter gives a
@@ -70,7 +75,8 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
   // what is wrong. RocksDB's table options swallow a filter policy's parse
   // errors (filter_policy is parsed "by name") and would leave no filter
   // at all without a word; this policy makes DB::Open fail with `error`
-  // instead (ValidateOptions), and builds no filter.
+  // instead (ValidateOptions), and any table built under it without that
+  // check, SstFileWriter's, fail (GetBuilderWithContext).
   static SstFilterPolicy* Refused(const std::string& id, const std::string& error);
 
   // The error of a configuration that failed, so that DB::Open refuses a
@@ -92,6 +98,8 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
       std::unordered_map<std::string, std::string>* unused) override;
 
  private:
+  rocksdb::FilterBitsBuilder* RefusedBuilder(const rocksdb::FilterBuildingContext& context) const;
+
   FilterSpec spec_;
   rocksdb::Status configure_error_;  // OK unless a configuration failed
   Compat compat_;

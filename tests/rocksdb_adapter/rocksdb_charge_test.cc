@@ -99,6 +99,21 @@ TEST_F(ChargeTest, AFullStrictCacheGetsAWholeBloomFilter) {
   }
 }
 
+TEST_F(ChargeTest, ARefusedChargeIsTriedAgainOnlyWhenTheKeysGrow) {
+  // Every charge takes one of the cache's ids (ConstructionCharge::Add), so
+  // the ids a build used count its inserts into the cache: one per growth
+  // of the hashes' array (about 20 for 200k keys), however many keys.
+  auto cache = rocksdb::NewLRUCache(64 << 10, /*num_shard_bits=*/0,
+                                    /*strict_capacity_limit=*/true);
+  auto builder = NewBuilder("burr", cache, /*charge=*/true);
+  const uint64_t first = cache->NewId();
+  for (int i = 0; i < 200000; ++i) builder->AddKey(test::KeyAt(i));
+  const uint64_t inserts = cache->NewId() - first - 1;
+  EXPECT_GT(inserts, 0u);
+  EXPECT_LT(inserts, 64u);
+  EXPECT_EQ(FinishAndCheck(builder.get(), 200000), kBloomKind);
+}
+
 TEST_F(ChargeTest, AStrictCacheWithRoomGetsThePlannedKind) {
   auto cache = rocksdb::NewLRUCache(64 << 20, /*num_shard_bits=*/0,
                                     /*strict_capacity_limit=*/true);

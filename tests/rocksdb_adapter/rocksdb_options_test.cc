@@ -12,18 +12,16 @@
 #include <stdexcept>
 
 #include "rocksdb_adapter/rocksdb_internal.h"
+#include "bad_policy_inputs.h"
 #include "rocksdb_test_util.h"
 
 namespace sstfilter {
 namespace {
 
-std::shared_ptr<const rocksdb::FilterPolicy> FromString(const std::string& value,
-                                                         rocksdb::Status* status) {
-  rocksdb::ConfigOptions config;  // defaults, as when loading OPTIONS files
-  std::shared_ptr<const rocksdb::FilterPolicy> policy;
-  *status = rocksdb::FilterPolicy::CreateFromString(config, value, &policy);
-  return policy;
-}
+using test::BadInput;
+using test::ErrorOf;
+using test::FromString;
+using test::kBadInputs;
 
 double BitsPerKeyOf(const rocksdb::FilterPolicy& policy) {
   std::string value;
@@ -101,44 +99,6 @@ TEST(OptionsTest, EveryIdFormParses) {
   }
 }
 
-// What each bad form must say: the value and the accepted range, or the
-// known ids, or the unknown option's name.
-struct BadInput {
-  const char* text;
-  const char* says;
-};
-
-const BadInput kBadInputs[] = {
-    {"sstfilter.cuckoo:0", "sstfilter.cuckoo: bits_per_key 0 is out of range; it must be a number from 4 to 100"},
-    {"sstfilter.cuckoo:-3", "bits_per_key -3 is out of range; it must be a number from 4 to 100"},
-    {"sstfilter.cuckoo:nan", "bits_per_key nan is out of range; it must be a number from 4 to 100"},
-    {"sstfilter.cuckoo:inf", "bits_per_key inf is out of range; it must be a number from 4 to 100"},
-    {"sstfilter.cuckoo:101", "bits_per_key 101 is out of range; it must be a number from 4 to 100"},
-    {"sstfilter.cuckoo:abc", "bits_per_key 'abc' is not a number; it must be a number from 4 to 100"},
-    {"sstfilter.cuckoo:12x", "bits_per_key '12x' is not a number; it must be a number from 4 to 100"},
-    {"sstfilter.bloom:0.5", "sstfilter.bloom: bits_per_key 0.5 is out of range; it must be a number from 1 to 100"},
-    {"sstfilter.cukoo:12", "unknown sstfilter policy 'sstfilter.cukoo:12'; known: sstfilter.bloom, "},
-    {"sstfilter.", "unknown sstfilter policy 'sstfilter.'; known: sstfilter.bloom, "},
-    {"{id=sstfilter.cuckoo;bits_per_key=abc}", "bits_per_key 'abc' is not a number; it must be a number from 4 to 100"},
-    {"{id=sstfilter.cuckoo;bits_per_key=nan}", "bits_per_key nan is out of range; it must be a number from 4 to 100"},
-    {"{id=sstfilter.bloom;bits_per_key=-1}", "sstfilter.bloom: bits_per_key -1 is out of range; it must be a number from 1 to 100"},
-    {"{id=sstfilter.cuckoo;bits_per_keys=12}",
-     "sstfilter.cuckoo: unknown option 'bits_per_keys'; known: bits_per_key, compat, allocation"},
-};
-
-// What `text` gives: CreateFromString's error, or, where it hands back a
-// policy that refuses (a bad id, or the braced form's bad options), that
-// policy's refusal.
-rocksdb::Status ErrorOf(const std::string& text,
-                        std::shared_ptr<const rocksdb::FilterPolicy>* policy) {
-  rocksdb::Status s;
-  *policy = FromString(text, &s);
-  if (s.ok() && *policy != nullptr) {
-    s = (*policy)->ValidateOptions(rocksdb::DBOptions(), rocksdb::ColumnFamilyOptions());
-  }
-  return s;
-}
-
 TEST(OptionsTest, BadInputIsAClearError) {
   for (const BadInput& bad : kBadInputs) {
     std::shared_ptr<const rocksdb::FilterPolicy> policy;
@@ -146,12 +106,21 @@ TEST(OptionsTest, BadInputIsAClearError) {
     EXPECT_TRUE(s.IsInvalidArgument()) << bad.text << ": " << s.ToString();
     EXPECT_NE(s.ToString().find(bad.says), std::string::npos)
         << bad.text << " says: " << s.ToString();
-    // Whatever object RocksDB hands back builds no filter.
+    // Whatever object RocksDB hands back fails a table's build with the
+    // same words, where no ValidateOptions ran (SstFileWriter:
+    // rocksdb_refused_policy_test.cc).
     if (policy != nullptr) {
       rocksdb::BlockBasedTableOptions table;
       std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
           policy->GetBuilderWithContext(rocksdb::FilterBuildingContext(table)));
-      EXPECT_EQ(builder, nullptr) << bad.text;
+      ASSERT_NE(builder, nullptr) << bad.text;
+      builder->AddKey("key");
+      std::unique_ptr<const char[]> buf;
+      rocksdb::Status finished;
+      EXPECT_TRUE(builder->Finish(&buf, &finished).empty()) << bad.text;
+      EXPECT_TRUE(finished.IsCorruption()) << bad.text << ": " << finished.ToString();
+      EXPECT_NE(finished.ToString().find(bad.says), std::string::npos)
+          << bad.text << " says: " << finished.ToString();
     }
   }
 }

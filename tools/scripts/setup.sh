@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PRESET=${PRESET:-default}
 PACKAGES=(librocksdb-dev rocksdb-tools libleveldb-dev libgtest-dev
           libgflags-dev libsnappy-dev libxxhash-dev cmake g++ make python3
-          gnuplot-nox clang libclang-rt-14-dev ccache)
+          gnuplot-nox clang libclang-rt-14-dev ccache libjemalloc-dev)
 
 "$ROOT/tools/scripts/install_packages.sh" "${PACKAGES[@]}"
 
