@@ -6,6 +6,7 @@
 # plugin/leveldb_adapter/, ranks with rocksdb):
 #   format      hash, coding, the trailer
 #   filters     Bloom, cuckoo, fuse, bumped ribbon, the small form, the planner
+#   range       the range filter: key map, Elias-Fano  (same rank as filters)
 #   dynamic     the dynamic cuckoo filter          (same rank as allocation)
 #   allocation  per-level budgets and the level model
 #   rocksdb     the RocksDB policy, registration, the built-in family
@@ -33,6 +34,9 @@ set(SSTFILTER_CORE_SOURCES
   plugin/filters/reader_dispatch.cc
   plugin/filters/small_filter.cc
   plugin/filters/small_filter_builder.cc
+  plugin/range/elias_fano.cc
+  plugin/range/key_map.cc
+  plugin/range/range_filter.cc
   plugin/dynamic/copy_counts.cc
   plugin/dynamic/dynamic_cuckoo.cc
   plugin/dynamic/dynamic_cuckoo_format.cc

@@ -6,7 +6,7 @@ A plugin file includes another as "<layer>/<file>.h" or, for the public
 API, <sstfilter/<file>.h>. Layers, lowest first; a file may include its own
 layer and any layer of lower rank, never one of the same rank beside it:
 
-    include (public API) < format < filters < dynamic, allocation
+    include (public API) < format < filters, range < dynamic, allocation
                          < rocksdb_adapter, leveldb_adapter < guard, migrate
 
 Prints each offending include and exits 1 if there is one.
@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-RANK = {"include": 0, "format": 1, "filters": 2, "dynamic": 3, "allocation": 3,
+RANK = {"include": 0, "format": 1, "filters": 2, "range": 2, "dynamic": 3, "allocation": 3,
         "rocksdb_adapter": 4, "leveldb_adapter": 4, "guard": 5, "migrate": 5}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
