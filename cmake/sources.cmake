@@ -64,6 +64,7 @@ set(SSTFILTER_ROCKSDB_SOURCES
   plugin/rocksdb_adapter/level_listener.cc
   plugin/rocksdb_adapter/memory_rounding.cc
   plugin/rocksdb_adapter/policy.cc
+  plugin/rocksdb_adapter/range_collector.cc
   plugin/rocksdb_adapter/registration.cc
   plugin/guard/guard_family.cc
   plugin/guard/guard_represize.cc

@@ -25,9 +25,17 @@ uint64_t BlockStart(Uint128 block, uint64_t r) {
   return FastRange64(XXH3_64bits_withSeed(bytes, sizeof(bytes), kBlockHashSeed), r);
 }
 
+// The code of integer x: its block's start on the ring, plus its offset.
+// (Blocks are 2^16 unless the ring is smaller: then shifts, not 128-bit
+// divisions; start and offset are both below r, so one subtraction wraps.)
 uint64_t HashedCode(Uint128 x, uint64_t block, uint64_t r) {
-  const uint64_t offset = static_cast<uint64_t>(x % block);
-  return static_cast<uint64_t>((Uint128{BlockStart(x / block, r)} + offset) % r);
+  const bool pow2 = (block & (block - 1)) == 0;
+  const unsigned shift = pow2 ? static_cast<unsigned>(__builtin_ctzll(block)) : 0;
+  const uint64_t offset = pow2 ? static_cast<uint64_t>(x) & (block - 1)
+                               : static_cast<uint64_t>(x % block);
+  const Uint128 blk = pow2 ? x >> shift : x / block;
+  const uint64_t start = BlockStart(blk, r);
+  return offset >= r - start ? offset - (r - start) : start + offset;
 }
 
 // The header: version, mode, the key map, the Elias-Fano shape's inputs,
@@ -68,7 +76,7 @@ void RangeFilterBuilder::AddKey(std::string_view key) {
 
 std::string RangeFilterBuilder::Finish() {
   std::string out;
-  if (match_everything_) {
+  if (match_everything_ || spent_) {
     PutHeader(kEverything, KeyMap(), 0, 1, 0, &out);
     return out;
   }
@@ -92,6 +100,7 @@ std::string RangeFilterBuilder::Finish() {
   PutHeader(exact ? kExact : kHashed, map, n, universe, block, &out);
   EncodeEliasFano(codes, EliasFanoShape::For(n, universe), &out);
   window_.clear();
+  spent_ = true;
   return out;
 }
 

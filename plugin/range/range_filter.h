@@ -50,12 +50,14 @@ class RangeFilterBuilder {
   void MatchEverything() { match_everything_ = true; }
   uint64_t NumKeys() const { return keys_; }
 
-  // The filter's bytes; the builder is then spent.
+  // The filter's bytes. The builder is then spent: a later Finish returns
+  // a filter that matches everything.
   std::string Finish();
 
  private:
   double bits_per_key_;
   bool match_everything_ = false;
+  bool spent_ = false;
   uint64_t keys_ = 0;
   KeyMapBuilder map_;
   // Each distinct key's first KeyMap::kWindow bytes, after a byte of

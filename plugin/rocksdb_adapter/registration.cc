@@ -3,8 +3,11 @@
 
 #include <sstfilter/sstfilter.h>
 
+#include <cstdlib>
+
 #include "rocksdb_adapter/level_listener.h"
 #include "rocksdb_adapter/policy.h"
+#include "rocksdb_adapter/range_collector.h"
 
 namespace sstfilter {
 namespace {
@@ -115,7 +118,31 @@ int RegisterSstFilter(ObjectLibrary& library, const std::string& /*arg*/) {
         guard->reset(new sstfilter::LevelListener);
         return guard->get();
       });
-  return static_cast<int>(sstfilter::AllFilterTypes().size()) + 2;
+  // The range filter's collector (sstfilter/range_filter.h), as
+  // "sstfilter.range" or "sstfilter.range:<bits_per_key>".
+  library.AddFactory<TablePropertiesCollectorFactory>(
+      ObjectLibrary::PatternEntry(sstfilter::RangeFilterCollectorFactory::kClassName())
+          .AddNumber(":", /*is_int=*/false),
+      [](const std::string& uri, std::unique_ptr<TablePropertiesCollectorFactory>* guard,
+         std::string* errmsg) -> TablePropertiesCollectorFactory* {
+        sstfilter::RangeFilterOptions options;
+        const size_t colon = uri.find(':');
+        if (colon != std::string::npos) {
+          char* end = nullptr;
+          const std::string bits = uri.substr(colon + 1);
+          options.bits_per_key = std::strtod(bits.c_str(), &end);
+          std::string error = end == bits.c_str() || *end != '\0'
+                                  ? "sstfilter.range: bits_per_key '" + bits + "' is not a number"
+                                  : sstfilter::RangeFilterBitsError(options.bits_per_key);
+          if (!error.empty()) {
+            *errmsg = error;
+            return nullptr;
+          }
+        }
+        guard->reset(new sstfilter::RangeFilterCollectorFactory(options));
+        return guard->get();
+      });
+  return static_cast<int>(sstfilter::AllFilterTypes().size()) + 3;
 }
 
 }  // namespace ROCKSDB_NAMESPACE

@@ -32,6 +32,8 @@
 #   guard.md                     tools/bench/guard_bench: the key guard (GuardedDB) vs
 #                                the same RocksDB unguarded, 2M keys
 #   guard_transactions.md        the same with a TransactionDB over each DB
+#   range_filter.md              tools/bench/range_filter_bench: the range filter's FPR on
+#                                empty ranges, bytes/key, build and decision time
 #   filter_reload*.md            tools/bench/filter_reload_bench.sh: filter loads into a
 #                                churning block cache (7.8.3, then 9.7.4)
 #   level_listener.md            rocksdb_level_listener_test: allocation=monkey on the
@@ -46,7 +48,7 @@
 #   tools/scripts/results.sh            # everything
 #   tools/scripts/results.sh filter     # only the filter_bench parts (db_bench, multilevel,
 #                               # db_bench9, multilevel9, leveldb, large, dynamic, fuzz, reload, burr,
-#                               # guard, listener, sweep, sweep9, l0window likewise)
+#                               # guard, range, listener, sweep, sweep9, l0window likewise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -160,6 +162,9 @@ if want reload; then
   run filter_reload.md "$ROOT/tools/bench/filter_reload_bench.sh"
   MACHINE="${MACHINE%, RocksDB *}, RocksDB 9.7.4 (tools/scripts/rocksdb_source.sh)" \
     run filter_reload_rocksdb9.md "$ROOT/tools/bench/filter_reload_bench.sh" --rocksdb 9.7.4
+fi
+if want range; then
+  run range_filter.md "$BUILD_DIR/tools/range_filter_bench" --keys=1000000 --queries=1000000
 fi
 if want guard; then
   run guard.md nice -n 10 "$BUILD_DIR/tools/guard_bench"
