@@ -42,6 +42,7 @@ KeyMap::Mapped KeyMap::Map(std::string_view key) const {
       return {v * weight_from(i), strict};
     }
     const uint32_t c = static_cast<unsigned char>(key[i]);
+    if (base == 1 && !p.has_end && c == p.min) continue;  // a shared byte: digit 0 of 1
     const uint32_t first_byte_digit = p.has_end ? 1 : 0;
     const uint32_t bytes = base - first_byte_digit;  // 0: no key has a byte here
     if (bytes > 0 && c >= p.min && c - p.min < bytes) {

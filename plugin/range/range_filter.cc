@@ -59,6 +59,28 @@ void PutHeader(uint8_t mode, const KeyMap& map, uint64_t n, uint64_t universe, u
   PutFixed32(out, ContentChecksum(out->data(), out->size()));
 }
 
+// Sorts codes below `universe`: a few LSD radix passes of 11 bits (each
+// one pass to count, one to move), several times faster than std::sort at
+// SST sizes; already sorted input (the exact mode's, from RocksDB's sorted
+// keys) costs one check.
+void SortCodes(uint64_t universe, std::vector<uint64_t>* codes) {
+  if (std::is_sorted(codes->begin(), codes->end())) return;
+  if (codes->size() < 4096) {
+    std::sort(codes->begin(), codes->end());
+    return;
+  }
+  constexpr unsigned kDigit = 11;
+  const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(universe | 1));
+  std::vector<uint64_t> buffer(codes->size());
+  for (unsigned shift = 0; shift < bits; shift += kDigit) {
+    uint64_t counts[(1 << kDigit) + 1] = {};
+    for (uint64_t c : *codes) ++counts[((c >> shift) & ((1 << kDigit) - 1)) + 1];
+    for (unsigned d = 1; d <= (1 << kDigit); ++d) counts[d] += counts[d - 1];
+    for (uint64_t c : *codes) buffer[counts[(c >> shift) & ((1 << kDigit) - 1)]++] = c;
+    codes->swap(buffer);
+  }
+}
+
 }  // namespace
 
 RangeFilterBuilder::RangeFilterBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
@@ -95,8 +117,8 @@ std::string RangeFilterBuilder::Finish() {
     codes.push_back(exact ? static_cast<uint64_t>(x) : HashedCode(x, block, r));
     at += 1 + len;
   }
-  std::sort(codes.begin(), codes.end());
   const uint64_t universe = exact ? static_cast<uint64_t>(map.universe()) : r;
+  SortCodes(universe, &codes);
   PutHeader(exact ? kExact : kHashed, map, n, universe, block, &out);
   EncodeEliasFano(codes, EliasFanoShape::For(n, universe), &out);
   window_.clear();

@@ -34,6 +34,8 @@
 #   guard_transactions.md        the same with a TransactionDB over each DB
 #   range_filter.md              tools/bench/range_filter_bench: the range filter's FPR on
 #                                empty ranges, bytes/key, build and decision time
+#   range_bench.md               tools/bench/range_bench: short scans on a 4-level DB with
+#                                direct reads: none, RocksDB's prefix Bloom, the range filter
 #   filter_reload*.md            tools/bench/filter_reload_bench.sh: filter loads into a
 #                                churning block cache (7.8.3, then 9.7.4)
 #   level_listener.md            rocksdb_level_listener_test: allocation=monkey on the
@@ -165,6 +167,7 @@ if want reload; then
 fi
 if want range; then
   run range_filter.md "$BUILD_DIR/tools/range_filter_bench" --keys=1000000 --queries=1000000
+  run range_bench.md "$BUILD_DIR/tools/range_bench" --keys=2000000 --scans=5000 --rounds=5
 fi
 if want guard; then
   run guard.md nice -n 10 "$BUILD_DIR/tools/guard_bench"
