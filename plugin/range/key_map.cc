@@ -12,16 +12,17 @@ inline uint32_t Scale(uint32_t digit, uint32_t base, uint32_t scaled) {
 
 }  // namespace
 
-KeyMap::KeyMap(std::vector<Position> positions, uint16_t last_scaled_base)
-    : positions_(std::move(positions)), last_scaled_base_(last_scaled_base) {
+KeyMap::KeyMap(const Position* positions, size_t count, uint16_t last_scaled_base)
+    : count_(std::min(count, kWindow)), last_scaled_base_(last_scaled_base) {
+  std::copy(positions, positions + count_, positions_.begin());
   universe_ = 1;
-  for (size_t i = 0; i < positions_.size(); ++i) {
-    universe_ *= i + 1 == positions_.size() ? last_scaled_base_ : positions_[i].base;
+  for (size_t i = 0; i < count_; ++i) {
+    universe_ *= i + 1 == count_ ? last_scaled_base_ : positions_[i].base;
   }
 }
 
 KeyMap::Mapped KeyMap::Map(std::string_view key) const {
-  const size_t n = positions_.size();
+  const size_t n = count_;
   // The product of the (scaled) bases of positions i.. n-1: the weight of
   // digit i - 1.
   auto weight_from = [&](size_t i) {
@@ -99,7 +100,7 @@ KeyMap KeyMapBuilder::Build() const {
     positions.push_back(p);
     last_scaled = p.base;
   }
-  return KeyMap(std::move(positions), last_scaled);
+  return KeyMap(positions.data(), positions.size(), last_scaled);
 }
 
 }  // namespace sstfilter

@@ -22,6 +22,7 @@
 
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -50,20 +51,32 @@ class KeyMap {
     bool strict = false;
   };
 
+  // The positions read, first to last (a view into the map).
+  struct Positions {
+    const Position* first;
+    size_t count;
+    const Position* begin() const { return first; }
+    const Position* end() const { return first + count; }
+    size_t size() const { return count; }
+  };
+
   KeyMap() = default;
-  explicit KeyMap(std::vector<Position> positions, uint16_t last_scaled_base);
+  // At most kWindow positions.
+  KeyMap(const Position* positions, size_t count, uint16_t last_scaled_base);
 
   // Values lie in [0, universe()).
   Uint128 universe() const { return universe_; }
   Mapped Map(std::string_view key) const;
 
-  const std::vector<Position>& positions() const { return positions_; }
+  Positions positions() const { return {positions_.data(), count_}; }
   // The base the last position's digits are scaled to (its own base when
   // not coarsened).
   uint16_t last_scaled_base() const { return last_scaled_base_; }
 
  private:
-  std::vector<Position> positions_;
+  // Held inline: a reader parses a map at every table_filter decision.
+  std::array<Position, kWindow> positions_{};
+  size_t count_ = 0;
   uint16_t last_scaled_base_ = 1;
   Uint128 universe_ = 1;
 };

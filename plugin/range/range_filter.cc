@@ -139,7 +139,7 @@ bool RangeFilterReader::Parse(std::string_view bytes) {
   }
   if (mode == kEverything) return true;
   const auto last_scaled = DecodeFixed32(bytes.data() + 4);
-  std::vector<KeyMap::Position> ps(positions);
+  KeyMap::Position ps[KeyMap::kWindow];
   for (size_t i = 0; i < positions; ++i) {
     const char* p = bytes.data() + 8 + 4 * i;
     ps[i].min = static_cast<uint8_t>(p[0]);
@@ -147,12 +147,12 @@ bool RangeFilterReader::Parse(std::string_view bytes) {
     ps[i].base = static_cast<uint16_t>(static_cast<uint8_t>(p[2]) | (static_cast<uint8_t>(p[3]) << 8));
     if (ps[i].base == 0 || ps[i].base > 257) return false;
   }
-  if (positions > 0 && (last_scaled == 0 || last_scaled > ps.back().base)) return false;
+  if (positions > 0 && (last_scaled == 0 || last_scaled > ps[positions - 1].base)) return false;
   const char* q = bytes.data() + 8 + 4 * positions;
   const uint64_t n = DecodeFixed64(q), universe = DecodeFixed64(q + 8);
   block_ = DecodeFixed64(q + 16);
   if (universe == 0 || (mode == kHashed && (block_ == 0 || block_ > universe))) return false;
-  map_ = KeyMap(std::move(ps), static_cast<uint16_t>(positions > 0 ? last_scaled : 1));
+  map_ = KeyMap(ps, positions, static_cast<uint16_t>(positions > 0 ? last_scaled : 1));
   if (mode == kExact && map_.universe() != universe) return false;
   ef_shape_ = EliasFanoShape::For(n, universe);
   if (!ef_.Init(ef_shape_, bytes.substr(header + 4))) return false;

@@ -89,7 +89,9 @@ rocksdb::Options DbOptions(const std::shared_ptr<rocksdb::Statistics>& stats) {
   o.use_direct_io_for_flush_and_compaction = true;
   o.write_buffer_size = 4 << 20;
   o.target_file_size_base = 2 << 20;
-  o.max_bytes_for_level_base = 8 << 20;
+  o.max_bytes_for_level_base = 4 << 20;
+  o.max_bytes_for_level_multiplier = 5;  // L1 4 MiB .. L4 500 MiB: 2M keys span 4 levels
+  o.compression = rocksdb::kNoCompression;
   o.level0_file_num_compaction_trigger = 4;
   o.statistics = stats;
   o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(13));  // "user" + 9 digits
@@ -191,8 +193,14 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> ids;
   uint64_t state = 1;
   for (uint64_t i = 0; i < flags.keys; ++i) ids.push_back(Rand(&state) % kIdSpace);
-  const std::string value(100, 'v');
-  for (uint64_t id : ids) db->Put(rocksdb::WriteOptions(), Key(id), value);
+  std::string value(100, ' ');
+  for (uint64_t id : ids) {
+    for (size_t i = 0; i < value.size(); i += 8) {
+      const uint64_t r = Rand(&state);
+      std::memcpy(&value[i], &r, std::min<size_t>(8, value.size() - i));
+    }
+    db->Put(rocksdb::WriteOptions(), Key(id), value);
+  }
   db->Flush(rocksdb::FlushOptions());
   WaitForCompactions(db.get());
   std::sort(ids.begin(), ids.end());
@@ -205,8 +213,8 @@ int main(int argc, char** argv) {
     levels += (l ? ", L" : "L") + std::to_string(l) + " " + n;
     if (n != "0") deepest = l;
   }
-  std::printf("DB: %zu keys of 16 bytes, 100-byte values; files %s (%d levels); block cache "
-              "8 MiB, direct reads.\n\n",
+  std::printf("DB: %zu keys of 16 bytes, 100-byte random values, no compression; files %s "
+              "(%d levels); block cache 8 MiB, direct reads.\n\n",
               ids.size(), levels.c_str(), deepest + 1);
   std::printf("| L | scans | config | scans/s | x none | blocks read/scan | x none | rows/scan |\n");
   std::printf("|---:|---|---|---:|---:|---:|---:|---:|\n");
