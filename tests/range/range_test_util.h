@@ -7,15 +7,10 @@
 #include <cstdio>
 #include <string>
 
+#include "filters/test_util.h"  // SplitMix
+
 namespace sstfilter {
 namespace test {
-
-inline uint64_t SplitMix(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 enum class Shape { kBigEndian64, kUserDecimal, kTablePrefixed };
 

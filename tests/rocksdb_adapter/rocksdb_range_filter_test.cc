@@ -23,23 +23,14 @@
 
 #include "guard/guard_test_util.h"  // AppendOperator
 #include "rocksdb_adapter/db_open.h"
+#include "range/range_test_util.h"
 #include "rocksdb_test_util.h"
 
 namespace sstfilter {
 namespace {
 
-std::string UserKey(uint64_t id) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "user%012llu", static_cast<unsigned long long>(id));
-  return buf;
-}
-
-uint64_t Rand(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+std::string UserKey(uint64_t id) { return test::Key(test::Shape::kUserDecimal, id); }
+uint64_t Rand(uint64_t* state) { return test::SplitMix(state); }
 
 rocksdb::Options BaseOptions(bool collector) {
   rocksdb::Options o;

@@ -34,6 +34,8 @@
 #include <thread>
 #include <vector>
 
+#include "range/range_test_util.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -69,17 +71,10 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-uint64_t Rand(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
+uint64_t Rand(uint64_t* state) { return sstfilter::test::SplitMix(state); }
+// "user" + 12 digits.
 std::string Key(uint64_t id) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "user%012llu", static_cast<unsigned long long>(id));
-  return buf;
+  return sstfilter::test::Key(sstfilter::test::Shape::kUserDecimal, id);
 }
 
 rocksdb::Options DbOptions(const std::shared_ptr<rocksdb::Statistics>& stats) {
