@@ -260,6 +260,17 @@ TEST(RangeFilterOptionsTest, OptionsStringsAndOptionsFilesConfigureTheCollector)
     ASSERT_TRUE(f->GetOption(rocksdb::ConfigOptions(), "bits_per_key", &value).ok());
     EXPECT_EQ(std::stod(value), std::stod(bits));
   }
+  // The factory by itself takes the short form too.
+  std::shared_ptr<rocksdb::TablePropertiesCollectorFactory> factory;
+  ASSERT_TRUE(rocksdb::TablePropertiesCollectorFactory::CreateFromString(
+                  rocksdb::ConfigOptions(), "sstfilter.range:12", &factory)
+                  .ok());
+  std::string bits;
+  ASSERT_TRUE(factory->GetOption(rocksdb::ConfigOptions(), "bits_per_key", &bits).ok());
+  EXPECT_EQ(std::stod(bits), 12);
+  EXPECT_FALSE(rocksdb::TablePropertiesCollectorFactory::CreateFromString(
+                   rocksdb::ConfigOptions(), "sstfilter.range:99", &factory)
+                   .ok());
   // An OPTIONS file written by a DB with the collector opens with it again.
   test::TempDir dir;
   {
