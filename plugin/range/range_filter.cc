@@ -96,6 +96,15 @@ void RangeFilterBuilder::AddKey(std::string_view key) {
   window_.append(key.data(), kept);
 }
 
+void RangeFilterBuilder::AddRangeTombstone(std::string_view start, std::string_view end) {
+  tombstone_bytes_ += start.size() + end.size();
+  if (tombstones_.size() == kMaxTombstones || tombstone_bytes_ > kMaxTombstoneBytes) {
+    match_everything_ = true;
+    return;
+  }
+  tombstones_.emplace_back(std::string(start), std::string(end));
+}
+
 std::string RangeFilterBuilder::Finish() {
   std::string out;
   if (match_everything_ || spent_) {
@@ -121,6 +130,13 @@ std::string RangeFilterBuilder::Finish() {
   SortCodes(universe, &codes);
   PutHeader(exact ? kExact : kHashed, map, n, universe, block, &out);
   EncodeEliasFano(codes, EliasFanoShape::For(n, universe), &out);
+  PutFixed32(&out, static_cast<uint32_t>(tombstones_.size()));
+  for (const auto& [start, end] : tombstones_) {
+    PutFixed32(&out, static_cast<uint32_t>(start.size()));
+    out.append(start);
+    PutFixed32(&out, static_cast<uint32_t>(end.size()));
+    out.append(end);
+  }
   window_.clear();
   spent_ = true;
   return out;
@@ -128,6 +144,7 @@ std::string RangeFilterBuilder::Finish() {
 
 bool RangeFilterReader::Parse(std::string_view bytes) {
   mode_ = Mode::kEverything;
+  num_tombstones_ = 0;
   if (bytes.size() < 8 || static_cast<uint8_t>(bytes[0]) != kVersion) return false;
   const auto mode = static_cast<uint8_t>(bytes[1]);
   const size_t positions = static_cast<uint8_t>(bytes[2]);
@@ -155,7 +172,25 @@ bool RangeFilterReader::Parse(std::string_view bytes) {
   map_ = KeyMap(ps, positions, static_cast<uint16_t>(positions > 0 ? last_scaled : 1));
   if (mode == kExact && map_.universe() != universe) return false;
   ef_shape_ = EliasFanoShape::For(n, universe);
-  if (!ef_.Init(ef_shape_, bytes.substr(header + 4))) return false;
+  const std::string_view body = bytes.substr(header + 4);
+  if (body.size() < ef_shape_.Bytes() || !ef_.Init(ef_shape_, body.substr(0, ef_shape_.Bytes()))) {
+    return false;
+  }
+  ByteReader tombstones(body.substr(ef_shape_.Bytes()));
+  uint32_t count = 0;
+  if (!tombstones.U32(&count) || count > RangeFilterBuilder::kMaxTombstones) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t start_size = 0, end_size = 0;
+    const char* start = nullptr;
+    const char* end = nullptr;
+    if (!tombstones.U32(&start_size) || !tombstones.Take(start_size, &start) ||
+        !tombstones.U32(&end_size) || !tombstones.Take(end_size, &end)) {
+      return false;
+    }
+    tombstones_[i] = {std::string_view(start, start_size), std::string_view(end, end_size)};
+  }
+  if (!tombstones.empty()) return false;
+  num_tombstones_ = count;
   mode_ = static_cast<Mode>(mode);
   return true;
 }
@@ -163,6 +198,9 @@ bool RangeFilterReader::Parse(std::string_view bytes) {
 bool RangeFilterReader::MayContain(std::string_view lo, std::string_view hi) const {
   if (mode_ == Mode::kEverything) return true;
   if (!(lo < hi)) return false;  // an empty range holds no key
+  for (size_t i = 0; i < num_tombstones_; ++i) {
+    if (tombstones_[i].first < hi && lo < tombstones_[i].second) return true;
+  }
   const KeyMap::Mapped low = map_.Map(lo), high = map_.Map(hi);
   Uint128 a = low.value, b = high.value;
   if (high.strict) {

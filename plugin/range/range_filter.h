@@ -21,8 +21,11 @@
 // at the top where the map is strict there, so an empty image answers "no"
 // without looking at the codes.
 //
+// A range overlapping one of the table's range tombstones (kept, up to
+// kMaxTombstones) may match: the tombstone can hide keys of older tables.
+//
 // The bytes (docs/format.md, "Range filter"): a header, checksummed, then
-// the Elias-Fano body. RocksDB keeps them in the table's properties, whose
+// the Elias-Fano body and the range tombstones. RocksDB keeps them in the table's properties, whose
 // block RocksDB checksums when it reads them.
 
 #pragma once
@@ -32,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "range/elias_fano.h"
@@ -45,9 +49,16 @@ class RangeFilterBuilder {
   explicit RangeFilterBuilder(double bits_per_key);
 
   void AddKey(std::string_view key);
-  // The table holds something the filter cannot place (a range tombstone):
-  // its filter says "may" for every range.
+  // A range tombstone [start, end): every range it overlaps may match (it
+  // can hide keys of older tables there). Past kMaxTombstones, or
+  // kMaxTombstoneBytes of their keys, the filter matches everything.
+  void AddRangeTombstone(std::string_view start, std::string_view end);
+  // The table holds something the filter cannot place: its filter says
+  // "may" for every range.
   void MatchEverything() { match_everything_ = true; }
+
+  static constexpr size_t kMaxTombstones = 64;
+  static constexpr size_t kMaxTombstoneBytes = 16 << 10;
   uint64_t NumKeys() const { return keys_; }
 
   // The filter's bytes. The builder is then spent: a later Finish returns
@@ -65,6 +76,8 @@ class RangeFilterBuilder {
   std::string window_;
   std::string last_;  // the last key added, to skip repeats
   bool has_last_ = false;
+  std::vector<std::pair<std::string, std::string>> tombstones_;
+  size_t tombstone_bytes_ = 0;
 };
 
 // Answers queries over a filter's bytes, which must outlive it. Parse
@@ -86,6 +99,9 @@ class RangeFilterReader {
 
   enum class Mode : uint8_t { kExact = 0, kHashed = 1, kEverything = 2 };
   Mode mode_ = Mode::kEverything;
+  // Range tombstones [start, end), views into the filter's bytes.
+  std::pair<std::string_view, std::string_view> tombstones_[RangeFilterBuilder::kMaxTombstones];
+  size_t num_tombstones_ = 0;
   KeyMap map_;
   uint64_t block_ = 0;
   EliasFanoShape ef_shape_;

@@ -20,17 +20,19 @@ constexpr double kMinBits = 4, kMaxBits = 40;
 
 // Every entry's user key goes into the filter, whatever its type (puts,
 // merges, deletes, single deletes, entities, blob indexes: each makes the
-// key's range worth reading). A range tombstone covers keys it does not
-// name, so a table with one is admitted for every range.
+// key's range worth reading). A range tombstone (its end key is the
+// entry's value) covers keys it does not name: the filter keeps it, and
+// admits every range it overlaps.
 class RangeFilterCollector : public rocksdb::TablePropertiesCollector {
  public:
   explicit RangeFilterCollector(double bits_per_key) : builder_(bits_per_key) {}
 
-  rocksdb::Status AddUserKey(const rocksdb::Slice& key, const rocksdb::Slice& /*value*/,
+  rocksdb::Status AddUserKey(const rocksdb::Slice& key, const rocksdb::Slice& value,
                              rocksdb::EntryType type, rocksdb::SequenceNumber /*seq*/,
                              uint64_t /*file_size*/) override {
     if (type == rocksdb::kEntryRangeDeletion) {
-      builder_.MatchEverything();
+      builder_.AddRangeTombstone(std::string_view(key.data(), key.size()),
+                                 std::string_view(value.data(), value.size()));
     } else {
       builder_.AddKey(std::string_view(key.data(), key.size()));
     }

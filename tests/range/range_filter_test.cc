@@ -132,12 +132,41 @@ TEST(RangeFilterTest, DamagedOrUnknownBytesAreRefused) {
   EXPECT_FALSE(r.Parse(newer));
 }
 
-TEST(RangeFilterTest, ATableWithRangeTombstonesMatchesEverything) {
+TEST(RangeFilterTest, RangesATombstoneOverlapsMayMatch) {
+  // Keys "a" and "b" (exact mode: a range past them is a sure "no"), and
+  // the tombstones [m, p) and [t, u).
   RangeFilterBuilder b(16);
   b.AddKey("a");
-  b.MatchEverything();
+  b.AddKey("b");
+  b.AddRangeTombstone("m", "p");
+  b.AddRangeTombstone("t", "u");
+  const std::string filter = b.Finish();  // the reader's views point into it
   RangeFilterReader r;
-  ASSERT_TRUE(r.Parse(b.Finish()));
+  ASSERT_TRUE(r.Parse(filter));
+  EXPECT_TRUE(r.MayContain("a", std::string("a\0", 2)));
+  EXPECT_TRUE(r.MayContain("l", "n"));     // overlaps [m, p)
+  EXPECT_TRUE(r.MayContain("o", "q"));
+  EXPECT_TRUE(r.MayContain("n", std::string("n\0", 2)));  // inside it
+  EXPECT_TRUE(r.MayContain("s", "z"));     // holds [t, u)
+  EXPECT_FALSE(r.MayContain("p", "t"));    // between them: tombstone ends are exclusive
+  EXPECT_FALSE(r.MayContain("j", "m"));
+  EXPECT_FALSE(r.MayContain("x", "y"));
+}
+
+TEST(RangeFilterTest, TooManyTombstonesMatchEverything) {
+  RangeFilterBuilder b(16);
+  b.AddKey("a");
+  for (size_t i = 0; i <= RangeFilterBuilder::kMaxTombstones; ++i) {
+    b.AddRangeTombstone("t" + std::to_string(i), "t" + std::to_string(i) + "z");
+  }
+  const std::string too_many = b.Finish();
+  RangeFilterReader r;
+  ASSERT_TRUE(r.Parse(too_many));
+  EXPECT_TRUE(r.MayContain("x", "y"));
+  RangeFilterBuilder everything(16);
+  everything.MatchEverything();
+  const std::string all = everything.Finish();
+  ASSERT_TRUE(r.Parse(all));
   EXPECT_TRUE(r.MayContain("x", "y"));
 }
 
@@ -152,8 +181,8 @@ TEST(RangeFilterTest, GoldenBytes) {
     uint64_t hash;
   };
   const Golden kGolden[] = {
-      {"exact", Shape::kUserDecimal, 1000, 7, 442, 0xf1c972a681ade485ULL},
-      {"hashed", Shape::kBigEndian64, 12345, 0x9e3779b97f4a7c1ULL, 1097, 0x346839ded2bd31a1ULL},
+      {"exact", Shape::kUserDecimal, 1000, 7, 446, 0x8f91b7a3aa41b270ULL},
+      {"hashed", Shape::kBigEndian64, 12345, 0x9e3779b97f4a7c1ULL, 1101, 0x7ebeca6b4c7576e9ULL},
   };
   for (const Golden& g : kGolden) {
     RangeFilterBuilder b(16);

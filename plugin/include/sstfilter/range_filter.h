@@ -18,10 +18,11 @@
 // Contract:
 // - RangeTableFilter(lower, upper) returns false only for an SST that has
 //   no entry of any type (put, merge, delete, single delete, wide-column
-//   entity, blob index, ...) whose user key is in [lower, upper). An SST
-//   written without the collector, with a damaged or unknown range filter,
-//   with a range tombstone, or under a comparator other than RocksDB's
-//   bytewise one, is always admitted.
+//   entity, blob index, ...) whose user key is in [lower, upper), and no
+//   range tombstone overlapping it. An SST written without the collector,
+//   with a damaged or unknown range filter, with more than 64 range
+//   tombstones, or under a comparator other than RocksDB's bytewise one, is
+//   always admitted.
 // - The filter lives in the SST's table properties, which RocksDB holds in
 //   memory for every open SST, outside the block cache: about
 //   bits_per_key / 8 bytes a key. An SST without the collector pays
