@@ -171,8 +171,13 @@ bool RangeFilterReader::Parse(std::string_view bytes) {
   if (universe == 0 || (mode == kHashed && (block_ == 0 || block_ > universe))) return false;
   map_ = KeyMap(ps, positions, static_cast<uint16_t>(positions > 0 ? last_scaled : 1));
   if (mode == kExact && map_.universe() != universe) return false;
-  ef_shape_ = EliasFanoShape::For(n, universe);
   const std::string_view body = bytes.substr(header + 4);
+  // The high bits hold a bit per code and per bucket: sizes past what the
+  // bytes can hold are damage (and would overflow the shape's arithmetic).
+  const uint64_t body_bits = 8 * static_cast<uint64_t>(body.size());
+  if (n > body_bits) return false;
+  ef_shape_ = EliasFanoShape::For(n, universe);
+  if ((universe >> ef_shape_.low_bits) > body_bits) return false;
   if (body.size() < ef_shape_.Bytes() || !ef_.Init(ef_shape_, body.substr(0, ef_shape_.Bytes()))) {
     return false;
   }

@@ -130,6 +130,16 @@ TEST(RangeFilterTest, DamagedOrUnknownBytesAreRefused) {
   std::string newer = t.filter;
   newer[0] = 2;
   EXPECT_FALSE(r.Parse(newer));
+  // Sizes no body could hold, under a checksum that matches them.
+  const size_t sizes = header - 4 - 24;  // n, then the universe
+  for (const auto& [at, value] : {std::pair<size_t, uint64_t>{sizes, uint64_t{1} << 60},
+                                  {sizes + 8, ~uint64_t{0}}}) {
+    std::string huge = t.filter;
+    for (int i = 0; i < 8; ++i) huge[at + i] = static_cast<char>(value >> (8 * i));
+    const uint32_t sum = ContentChecksum(huge.data(), header - 4);
+    for (int i = 0; i < 4; ++i) huge[header - 4 + i] = static_cast<char>(sum >> (8 * i));
+    EXPECT_FALSE(r.Parse(huge)) << "size at byte " << at;
+  }
 }
 
 TEST(RangeFilterTest, RangesATombstoneOverlapsMayMatch) {
