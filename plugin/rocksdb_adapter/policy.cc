@@ -174,18 +174,18 @@ rocksdb::Status SstFilterPolicy::ConfigureOptions(
 
 rocksdb::Status SstFilterPolicy::ValidateOptions(
     const rocksdb::DBOptions& db_opts, const rocksdb::ColumnFamilyOptions& cf_opts) const {
-  if (!configure_error_.ok()) {
-    return rocksdb::Status::InvalidArgument(
-        "filter_policy " + id_ + " is not usable",
-        configure_error_.getState() ? configure_error_.getState() : "");
-  }
+  if (!configure_error_.ok()) return rocksdb::Status::InvalidArgument(Unusable());
   return rocksdb::FilterPolicy::ValidateOptions(db_opts, cf_opts);
+}
+
+std::string SstFilterPolicy::Unusable() const {
+  return "filter_policy " + id_ + " is not usable: " +
+         (configure_error_.getState() ? configure_error_.getState() : "");
 }
 
 rocksdb::FilterBitsBuilder* SstFilterPolicy::RefusedBuilder(
     const rocksdb::FilterBuildingContext& context) const {
-  const std::string why = "filter_policy " + id_ + " is not usable: " +
-                          (configure_error_.getState() ? configure_error_.getState() : "");
+  const std::string why = Unusable();
   if (context.reason == rocksdb::TableFileCreationReason::kRecovery) {
     // RepairDB, the one recovery that runs without validating options,
     // moves a log whose table fails to build out of the DB (to lost/):

@@ -99,6 +99,8 @@ class SstFilterPolicy : public rocksdb::FilterPolicy {
 
  private:
   rocksdb::FilterBitsBuilder* RefusedBuilder(const rocksdb::FilterBuildingContext& context) const;
+  // "filter_policy <id> is not usable: <the configuration's error>".
+  std::string Unusable() const;
 
   FilterSpec spec_;
   rocksdb::Status configure_error_;  // OK unless a configuration failed

@@ -3,6 +3,7 @@
 #include <rocksdb/comparator.h>
 #include <rocksdb/utilities/options_type.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -66,15 +67,8 @@ class RangeFilterCollector : public rocksdb::TablePropertiesCollector {
 
 rocksdb::Status ParseBits(const rocksdb::ConfigOptions&, const std::string&,
                           const std::string& value, void* addr) {
-  std::istringstream in(value);
-  double bits = 0;
-  in >> bits;
-  const std::string error = !in || !in.eof() ? "sstfilter.range: bits_per_key '" + value +
-                                                   "' is not a number"
-                                             : RangeFilterBitsError(bits);
-  if (!error.empty()) return rocksdb::Status::InvalidArgument(error);
-  *static_cast<double*>(addr) = bits;
-  return rocksdb::Status::OK();
+  const std::string error = ParseRangeFilterBits(value, static_cast<double*>(addr));
+  return error.empty() ? rocksdb::Status::OK() : rocksdb::Status::InvalidArgument(error);
 }
 
 const std::unordered_map<std::string, rocksdb::OptionTypeInfo>& OptionsMap() {
@@ -95,6 +89,17 @@ std::string RangeFilterBitsError(double bits_per_key) {
   out << "sstfilter.range: bits_per_key " << bits_per_key
       << " is out of range; it must be a number from " << kMinBits << " to " << kMaxBits;
   return out.str();
+}
+
+std::string ParseRangeFilterBits(const std::string& text, double* bits) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') {
+    return "sstfilter.range: bits_per_key '" + text + "' is not a number";
+  }
+  std::string error = RangeFilterBitsError(value);
+  if (error.empty()) *bits = value;
+  return error;
 }
 
 RangeFilterCollectorFactory::RangeFilterCollectorFactory(const RangeFilterOptions& options)

@@ -27,5 +27,8 @@ class RangeFilterCollectorFactory : public rocksdb::TablePropertiesCollectorFact
 
 // Why `bits_per_key` is not usable, or "" if it is.
 std::string RangeFilterBitsError(double bits_per_key);
+// Parses `text` as bits_per_key into *bits: "" if usable, else why not.
+// One parser for the options map and the "sstfilter.range:<bits>" id.
+std::string ParseRangeFilterBits(const std::string& text, double* bits);
 
 }  // namespace sstfilter

@@ -3,8 +3,6 @@
 
 #include <sstfilter/sstfilter.h>
 
-#include <cstdlib>
-
 #include "rocksdb_adapter/level_listener.h"
 #include "rocksdb_adapter/policy.h"
 #include "rocksdb_adapter/range_collector.h"
@@ -128,16 +126,8 @@ int RegisterSstFilter(ObjectLibrary& library, const std::string& /*arg*/) {
         sstfilter::RangeFilterOptions options;
         const size_t colon = uri.find(':');
         if (colon != std::string::npos) {
-          char* end = nullptr;
-          const std::string bits = uri.substr(colon + 1);
-          options.bits_per_key = std::strtod(bits.c_str(), &end);
-          std::string error = end == bits.c_str() || *end != '\0'
-                                  ? "sstfilter.range: bits_per_key '" + bits + "' is not a number"
-                                  : sstfilter::RangeFilterBitsError(options.bits_per_key);
-          if (!error.empty()) {
-            *errmsg = error;
-            return nullptr;
-          }
+          *errmsg = sstfilter::ParseRangeFilterBits(uri.substr(colon + 1), &options.bits_per_key);
+          if (!errmsg->empty()) return nullptr;
         }
         guard->reset(new sstfilter::RangeFilterCollectorFactory(options));
         return guard->get();
